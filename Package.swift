@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "TypedDefaults",
+    products: [
+        .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
+        .executable(name: "typed-defaults-demo", targets: ["TypedDefaultsDemo"]),
+    ],
+    targets: [
+        .target(name: "TypedDefaults"),
+        .executableTarget(name: "TypedDefaultsDemo", dependencies: ["TypedDefaults"]),
+
+        // Test-only parts: the value catalogue shared by the tests and the helper process, and the
+        // helper that tests run as a real child process (new-process round trips, launch arguments).
+        .target(name: "TypedDefaultsTestSupport", dependencies: ["TypedDefaults"]),
+        .executableTarget(
+            name: "TypedDefaultsTestHelper",
+            dependencies: ["TypedDefaults", "TypedDefaultsTestSupport"]
+        ),
+        .testTarget(
+            name: "TypedDefaultsTests",
+            dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper"]
+        ),
+    ]
+)

@@ -1,0 +1,60 @@
+/// Converts values of one type to and from the ``PropertyListValue`` a suite stores.
+///
+/// Every supported type, built in or yours, is one bridge; the adapter and the storage never special-case
+/// a type. Write a bridge when a type needs its own stored form, then name it in the type's
+/// ``DefaultsSerializable`` conformance.
+///
+/// - `serialize(_:)` returns `nil` to mean "store nothing": the key is removed (this is how `Optional` stores
+///   `nil`). It throws ``DefaultsBridgeError`` (or any error) for a value that has no stored form; the write is
+///   then refused and the old value stays.
+/// - `deserialize(_:)` returns `nil` when the stored value is not a `Value` (another program wrote the key,
+///   say). Throw instead to give a more precise reason; either way the reader gets the key's default and a
+///   diagnostic names the key, what was found and what was expected.
+///
+/// ## Usage
+/// ```swift
+/// struct Frog { var name: String }
+///
+/// struct FrogBridge: DefaultsBridge {
+///     func serialize(_ frog: Frog) -> PropertyListValue? { .string(frog.name) }
+///     func deserialize(_ stored: PropertyListValue) -> Frog? {
+///         stored.stringValue.map(Frog.init(name:))
+///     }
+/// }
+///
+/// extension Frog: DefaultsSerializable {
+///     static var bridge: FrogBridge { FrogBridge() }
+/// }
+/// ```
+public protocol DefaultsBridge<Value>: Sendable {
+    /// The type this bridge stores.
+    associatedtype Value
+
+    /// Returns the stored form of `value`, or `nil` to store nothing (remove the key).
+    func serialize(_ value: Value) throws -> PropertyListValue?
+
+    /// Returns the value a stored form stands for, or `nil` if it does not stand for a `Value`.
+    func deserialize(_ stored: PropertyListValue) throws -> Value?
+}
+
+/// The error a bridge throws for a value it cannot store or a stored form it cannot read.
+///
+/// ## Usage
+/// ```swift
+/// func serialize(_ value: Temperature) throws -> PropertyListValue? {
+///     guard value.kelvin >= 0 else { throw DefaultsBridgeError("a temperature below absolute zero") }
+///     return .double(value.kelvin)
+/// }
+/// ```
+public struct DefaultsBridgeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, in words a user can act on.
+    public var reason: String
+
+    /// Creates an error with the reason a user will read.
+    public init(_ reason: String) {
+        self.reason = reason
+    }
+
+    /// The reason.
+    public var description: String { reason }
+}

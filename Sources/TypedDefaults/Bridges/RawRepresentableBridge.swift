@@ -1,0 +1,32 @@
+/// Stores a `RawRepresentable` value (an enum with a raw type, say) as its raw value.
+///
+/// Reading also accepts the raw value as a JSON-quoted string (`"\"dark\""`), which is how
+/// sindresorhus/Defaults stores a `Codable` enum, so settings survive a switch of library.
+///
+/// ## Usage
+/// ```swift
+/// enum Theme: String { case light, dark, system }
+/// extension Theme: DefaultsSerializable {}   // uses this bridge
+/// ```
+public struct RawRepresentableBridge<Value: RawRepresentable>: DefaultsBridge where Value.RawValue: DefaultsSerializable {
+    /// Creates the bridge.
+    public init() {}
+
+    /// Returns the raw value's stored form.
+    public func serialize(_ value: Value) throws -> PropertyListValue? {
+        try Value.RawValue.bridge.serialize(value.rawValue)
+    }
+
+    /// Returns the value whose raw value is stored; throws when the raw value names no value.
+    public func deserialize(_ stored: PropertyListValue) throws -> Value? {
+        var stored = stored
+        if case .string(let text) = stored, let unquoted = JSONText.unquote(text) {
+            stored = .string(unquoted)
+        }
+        guard let rawValue = try Value.RawValue.bridge.deserialize(stored) else { return nil }
+        guard let value = Value(rawValue: rawValue) else {
+            throw DefaultsBridgeError("\(String(reflecting: rawValue)) is not a raw value of \(Value.self)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,46 @@
+/// Something TypedDefaults noticed and worked around without failing the call, such as a stored value of the
+/// wrong type that was read as the key's default.
+///
+/// Diagnostics go to the handler set with ``DefaultsDiagnostics/setHandler(_:)``; by default they are written
+/// to standard error (never standard output).
+///
+/// ## Usage
+/// ```swift
+/// DefaultsDiagnostics.setHandler { diagnostic in
+///     logger.warning("\(diagnostic)")   // forward to swift-log, say
+/// }
+/// ```
+public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// What kind of thing happened.
+    public enum Kind: String, Sendable, Hashable {
+        /// The stored value is not a value of the key's type; the read returned the default and the stored
+        /// value was left as it is.
+        case storedValueMismatch
+        /// A launch argument for the key does not parse as the key's type; it was ignored.
+        case invalidLaunchArgument
+        /// A write was stored, but a launch argument keeps overriding the key's reads for this run.
+        case writeOverriddenByLaunchArgument
+        /// A write through a subscript setter (which cannot throw) was refused or did not reach the disk.
+        case writeFailed
+    }
+
+    /// What kind of thing happened.
+    public let kind: Kind
+    /// The suite it happened in: its name, `"standard"`, or `"in-memory"`.
+    public let suite: String
+    /// The key it is about, if it is about one.
+    public let key: String?
+    /// A sentence for the user: which key, what was found, what was expected, what was done.
+    public let message: String
+
+    /// Creates a diagnostic.
+    public init(kind: Kind, suite: String, key: String?, message: String) {
+        self.kind = kind
+        self.suite = suite
+        self.key = key
+        self.message = message
+    }
+
+    /// `TypedDefaults[suite]: message`.
+    public var description: String { "TypedDefaults[\(suite)]: \(message)" }
+}

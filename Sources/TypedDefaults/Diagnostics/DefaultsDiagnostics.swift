@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// Where TypedDefaults sends its diagnostics.
+///
+/// A diagnostic about reading (a stored value of the wrong type, an unparsable launch argument) is delivered
+/// once per process for the same suite, key and message, so a key read in a loop does not flood the log.
+/// Diagnostics about writes are delivered every time.
+///
+/// ## Usage
+/// ```swift
+/// DefaultsDiagnostics.setHandler { diagnostic in
+///     logger.warning("\(diagnostic)")
+/// }
+/// DefaultsDiagnostics.resetHandler()   // back to standard error
+/// ```
+public enum DefaultsDiagnostics {
+    private struct State {
+        var handler: (@Sendable (DefaultsDiagnostic) -> Void)?
+        var delivered: Set<DefaultsDiagnostic> = []
+    }
+
+    private static let state = Mutex(State())
+
+    /// Sends every later diagnostic to `handler` instead of standard error. The handler may be called from any
+    /// thread, and may read and write defaults.
+    public static func setHandler(_ handler: @escaping @Sendable (DefaultsDiagnostic) -> Void) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Sends later diagnostics to standard error again.
+    public static func resetHandler() {
+        state.withLock { $0.handler = nil }
+    }
+
+    static func report(_ diagnostic: DefaultsDiagnostic, oncePerProcess: Bool) {
+        let handler: (@Sendable (DefaultsDiagnostic) -> Void)? = state.withLock { state in
+            if oncePerProcess, !state.delivered.insert(diagnostic).inserted { return { _ in } }
+            return state.handler
+        }
+        // Called outside the lock: a handler may itself read or write defaults.
+        if let handler {
+            handler(diagnostic)
+        } else {
+            writeToStandardError(diagnostic.description + "\n")
+        }
+    }
+
+    private static func writeToStandardError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            _ = write(2, bytes.baseAddress, bytes.count)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Synchronization
+
+/// A store that keeps values in memory only: for testing code that takes a ``DefaultsAdapter`` without files.
+///
+/// It stores exactly what a suite on disk would store (the same bridges produce the same
+/// ``PropertyListValue``s and the same checks refuse the same values), so what passes against it behaves
+/// the same on a real suite. Launch arguments are ignored unless you pass some.
+///
+/// ## Usage
+/// ```swift
+/// func greet(_ defaults: DefaultsAdapter<DefaultsKeys>) -> String { "Hi \(defaults.username ?? "there")" }
+///
+/// let store = InMemoryStore()
+/// let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys())
+/// defaults.username = "Ann"
+/// #expect(greet(defaults) == "Hi Ann")
+/// #expect(store.storedValues["username"] == .string("Ann"))
+/// ```
+public final class InMemoryStore: Sendable {
+    private let values: Mutex<[String: PropertyListValue]>
+
+    /// Creates a store holding `values`, keyed by name.
+    public init(_ values: [String: PropertyListValue] = [:]) {
+        self.values = Mutex(values)
+    }
+
+    /// Everything the store holds, keyed by name.
+    public var storedValues: [String: PropertyListValue] {
+        values.withLock { $0 }
+    }
+}
+
+extension InMemoryStore: DefaultsStorage {
+    var suiteName: String { "in-memory" }
+
+    func value(forKey key: String) -> PropertyListValue? {
+        values.withLock { $0[key] }
+    }
+
+    func hasValue(forKey key: String) -> Bool {
+        values.withLock { $0[key] != nil }
+    }
+
+    func setValue(_ value: PropertyListValue?, forKey key: String) {
+        values.withLock { $0[key] = value }
+    }
+
+    func removeAll() {
+        values.withLock { $0.removeAll() }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+// The one place where TypedDefaults' values become Foundation objects and back.
+
+extension PropertyListValue {
+    /// The object to hand to `UserDefaults.set(_:forKey:)`. Only property-list types come out, so none of
+    /// Foundation's `fatalError`s for unsupported types can be reached.
+    var foundationObject: Any {
+        switch self {
+        case .string(let value): value
+        case .bool(let value): value
+        case .integer(let value): Int(value)
+        case .unsignedInteger(let value): value
+        case .double(let value): value
+        case .data(let value): value
+        case .date(let value): value
+        case .array(let items): items.map(\.foundationObject)
+        case .dictionary(let entries): entries.mapValues(\.foundationObject)
+        }
+    }
+
+    /// Converts what `UserDefaults` returns. Foundation on Linux hands back `Int`, `Int64`, `UInt64`,
+    /// `Double`, `Bool`, `NSNumber` (from launch arguments), and collections whose elements are wrapped in
+    /// `Optional<Any>`; casts look through those wrappers. Returns `nil` for anything that is not a
+    /// property-list value (a `UUID` someone registered, `NSNull`, a `nil` element).
+    init?(foundationObject object: Any) {
+        switch object {
+        case let value as String: self = .string(value)
+        case let value as Bool: self = .bool(value)
+        case let number as NSNumber: self = PropertyListValue(number)
+        case let value as Data: self = .data(value)
+        case let value as Date: self = .date(value)
+        case let items as [Any]:
+            var converted: [PropertyListValue] = []
+            converted.reserveCapacity(items.count)
+            for item in items {
+                guard let value = PropertyListValue(foundationObject: item) else { return nil }
+                converted.append(value)
+            }
+            self = .array(converted)
+        case let entries as [AnyHashable: Any]:
+            var converted: [String: PropertyListValue] = [:]
+            converted.reserveCapacity(entries.count)
+            for (key, item) in entries {
+                guard let name = key.base as? String, let value = PropertyListValue(foundationObject: item) else {
+                    return nil
+                }
+                converted[name] = value
+            }
+            self = .dictionary(converted)
+        default:
+            return nil
+        }
+    }
+
+    private init(_ number: NSNumber) {
+        let type = String(cString: number.objCType)
+        if type == "f" || type == "d" {
+            self = .double(number.doubleValue)
+        } else if type == "Q" || type == "L", number.uint64Value > UInt64(Int64.max) {
+            self = .unsignedInteger(number.uint64Value)
+        } else {
+            self = .integer(number.int64Value)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// The checks a suite name passes before Foundation turns it into a path.
+///
+/// Foundation on Linux uses the name as a raw path under the config directory: `a/b`, `../x` and absolute
+/// paths escape it, a NUL truncates it, a name over 249 bytes fails every write, and the global domain's names
+/// write a file that every program reads. TypedDefaults refuses all of these up front.
+enum SuiteName {
+    /// The longest name that fits a file name (255 bytes on Linux) once `.plist` is appended.
+    static let maximumByteCount = 249
+
+    private static let globalDomainNames: Set<String> = [
+        "nsglobaldomain", ".globalpreferences", "kcfpreferencesanyapplication", "kcfpreferencescurrentapplication",
+    ]
+
+    static func validate(_ name: String) throws(DefaultsError) {
+        func refuse(_ reason: String) -> DefaultsError { .invalidSuiteName(name, reason: reason) }
+
+        if name.isEmpty { throw refuse("a suite name cannot be empty") }
+        if name == "." || name == ".." { throw refuse("it would address the config directory, not a file in it") }
+        if name.contains("/") {
+            throw refuse("it contains \"/\", which would put the file outside the config directory")
+        }
+        if let scalar = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = "U+" + String(scalar.value, radix: 16, uppercase: true)
+            throw refuse("it contains the control character \(code)")
+        }
+        if name.utf8.count > maximumByteCount {
+            throw refuse(
+                "it is \(name.utf8.count) bytes long; with \".plist\" a file name allows \(maximumByteCount)"
+            )
+        }
+        if globalDomainNames.contains(name.lowercased()) {
+            throw refuse("it names the global domain, which every program reads; use a suite of your own")
+        }
+        if name == UserDefaultsStorage.standardDomainName {
+            throw refuse(
+                "it is this program's own domain; use `Defaults` or `DefaultsAdapter(defaults: .standard, keyStore:)`"
+            )
+        }
+    }
+}

@@ -1,1 +1,72 @@
-print("helper")
+// The child process of TypedDefaults' tests: it writes and reads real suites in the config directory its
+// environment names (the tests point XDG_CONFIG_HOME and HOME at a temporary directory).
+//
+//     TypedDefaultsTestHelper write-matrix <suite>        write the type matrix
+//     TypedDefaultsTestHelper verify-matrix <suite>       check it came back exactly; exit 1 if not
+//     TypedDefaultsTestHelper increment-standard          Defaults[\.launchCount] += 1, print the count
+//     TypedDefaultsTestHelper print-settings [-key value ...]          print the settings, launch arguments on
+//     TypedDefaultsTestHelper print-settings-ignoring [-key value ...] the same with launch arguments ignored
+//     TypedDefaultsTestHelper write-count <n> [-key value ...]         write `count`, then print the settings
+
+import Foundation
+import TypedDefaults
+import TypedDefaultsTestSupport
+
+extension DefaultsKeys {
+    var launchCount: Key<Int> { .init("launchCount", default: 0) }
+    var count: Key<Int> { .init("count", default: 0) }
+    var offset: Key<Int> { .init("offset", default: 0) }
+    var flag: Key<Bool> { .init("flag", default: false) }
+    var ratio: Key<Double> { .init("ratio", default: 0) }
+    var name: Key<String> { .init("name", default: "") }
+    var theme: Key<Theme> { .init("theme", default: .system) }
+    var priority: Key<Priority?> { .init("priority") }
+    var site: Key<URL> { .init("site", default: URL(string: "https://default.example")!) }
+    var tags: Key<[String]> { .init("tags", default: []) }
+}
+
+func printSettings(_ defaults: DefaultsAdapter<DefaultsKeys>) {
+    print("count=\(defaults.count)")
+    print("offset=\(defaults.offset)")
+    print("flag=\(defaults.flag)")
+    print("ratio=\(defaults.ratio)")
+    print("name=\(defaults.name)")
+    print("theme=\(defaults.theme)")
+    print("priority=\(defaults.priority.map { "\($0)" } ?? "nil")")
+    print("site=\(defaults.site.absoluteString)")
+    print("tags=\(defaults.tags.joined(separator: ","))")
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+switch arguments.first {
+case "write-matrix":
+    guard let suite = arguments.dropFirst().first else { fail("write-matrix needs a suite name") }
+    let defaults = try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)
+    try TypeMatrix.write(TypeMatrix.catalog, to: defaults)
+    print("wrote \(TypeMatrix.catalog.count)")
+case "verify-matrix":
+    guard let suite = arguments.dropFirst().first else { fail("verify-matrix needs a suite name") }
+    let defaults = try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)
+    let failures = TypeMatrix.failures(TypeMatrix.catalog, in: defaults)
+    for failure in failures { print("MISMATCH \(failure)") }
+    print("verified \(TypeMatrix.catalog.count - failures.count) of \(TypeMatrix.catalog.count)")
+    exit(failures.isEmpty ? 0 : 1)
+case "increment-standard":
+    Defaults[\.launchCount] += 1
+    print(Defaults.launchCount)
+case "print-settings":
+    printSettings(Defaults)
+case "print-settings-ignoring":
+    printSettings(DefaultsAdapter(defaults: .standard, keyStore: DefaultsKeys(), launchArguments: .ignored))
+case "write-count":
+    guard let text = arguments.dropFirst().first, let value = Int(text) else { fail("write-count needs a number") }
+    Defaults.count = value
+    printSettings(Defaults)
+default:
+    fail("unknown command \(arguments.first ?? "(none)")")
+}

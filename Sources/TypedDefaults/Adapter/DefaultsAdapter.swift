@@ -44,23 +44,30 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         self.init(storage: UserDefaultsStorage(defaults: defaults), keyStore: keyStore, launchArguments: launchArguments)
     }
 
-    /// Creates an adapter over the suite named `suiteName`, stored in `$XDG_CONFIG_HOME/<suiteName>.plist`
-    /// (`~/.config` when `XDG_CONFIG_HOME` is unset).
+    /// Creates an adapter over the suite named `suiteName`, stored in `<directory>/<suiteName>.plist`.
+    ///
+    /// With no `directory`, the file is where Foundation keeps suites: `$XDG_CONFIG_HOME/<suiteName>.plist`,
+    /// or `~/.config/<suiteName>.plist` when `XDG_CONFIG_HOME` is unset, so code that uses
+    /// `UserDefaults(suiteName:)` directly reads the same values. Pass a `directory` (an absolute file URL) to
+    /// keep a suite elsewhere, such as a test's temporary directory; this relies on Foundation on Linux
+    /// accepting an absolute path as a domain name.
     ///
     /// Throws ``DefaultsError/invalidSuiteName(_:reason:)`` for a name that is empty, is `.` or `..`, contains
     /// `/` or a control character, is longer than a file name allows, names the global domain, or is this
-    /// program's own domain.
+    /// program's own domain (use ``Defaults`` for that), and ``DefaultsError/invalidDirectory(_:reason:)`` for
+    /// a directory that is not an absolute file URL.
     ///
     /// ```swift
     /// let shared = try DefaultsAdapter(suiteName: "com.example.shared", keyStore: DefaultsKeys())
     /// ```
     public init(
         suiteName: String,
+        directory: URL? = nil,
         keyStore: KeyStore,
         launchArguments: LaunchArguments = .process
     ) throws(DefaultsError) {
         self.init(
-            storage: try UserDefaultsStorage(suiteName: suiteName),
+            storage: try UserDefaultsStorage(suiteName: suiteName, directory: directory),
             keyStore: keyStore,
             launchArguments: launchArguments
         )

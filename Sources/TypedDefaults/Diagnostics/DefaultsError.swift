@@ -12,6 +12,9 @@ public enum DefaultsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `DefaultsAdapter(suiteName:keyStore:)` refused a suite name; `reason` says why.
     case invalidSuiteName(String, reason: String)
 
+    /// `DefaultsAdapter(suiteName:directory:keyStore:)` refused a directory; `reason` says why.
+    case invalidDirectory(String, reason: String)
+
     /// A value has no stored form (it is not property-list representable); nothing was written.
     case valueNotStorable(key: String, type: String, reason: String)
 
@@ -23,6 +26,8 @@ public enum DefaultsError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidSuiteName(let name, let reason):
             "invalid suite name \(String(reflecting: name)): \(reason)"
+        case .invalidDirectory(let path, let reason):
+            "invalid directory for suites \(String(reflecting: path)): \(reason)"
         case .valueNotStorable(let key, let type, let reason):
             "the \(type) value for \(String(reflecting: key)) cannot be stored: \(reason); the stored value is unchanged"
         case .writeFailed(let suite, let key?, let reason):

@@ -13,7 +13,7 @@ enum SuiteName {
         "nsglobaldomain", ".globalpreferences", "kcfpreferencesanyapplication", "kcfpreferencescurrentapplication",
     ]
 
-    static func validate(_ name: String) throws(DefaultsError) {
+    static func validate(_ name: String, inDefaultDirectory: Bool) throws(DefaultsError) {
         func refuse(_ reason: String) -> DefaultsError { .invalidSuiteName(name, reason: reason) }
 
         if name.isEmpty { throw refuse("a suite name cannot be empty") }
@@ -33,10 +33,24 @@ enum SuiteName {
         if globalDomainNames.contains(name.lowercased()) {
             throw refuse("it names the global domain, which every program reads; use a suite of your own")
         }
-        if name == UserDefaultsStorage.standardDomainName {
+        if inDefaultDirectory, name == UserDefaultsStorage.standardDomainName {
             throw refuse(
                 "it is this program's own domain; use `Defaults` or `DefaultsAdapter(defaults: .standard, keyStore:)`"
             )
         }
+    }
+
+    /// The absolute, normalized path of a directory that holds suites.
+    static func validatedPath(of directory: URL) throws(DefaultsError) -> String {
+        func refuse(_ reason: String) -> DefaultsError { .invalidDirectory(directory.absoluteString, reason: reason) }
+
+        guard directory.isFileURL else { throw refuse("it is not a file URL") }
+        let path = directory.standardizedFileURL.path
+        guard path.hasPrefix("/") else { throw refuse("it is not an absolute path") }
+        if path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw refuse("it contains a control character")
+        }
+        guard path.utf8.count + maximumByteCount < Int(PATH_MAX) else { throw refuse("the path is too long") }
+        return path == "/" ? "" : path
     }
 }

@@ -36,13 +36,20 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
         }
     }
 
-    init(suiteName: String) throws(DefaultsError) {
-        try SuiteName.validate(suiteName)
-        guard let defaults = UserDefaults(suiteName: suiteName) else {
+    /// Opens the suite `suiteName` in Foundation's config directory, or in `directory`.
+    ///
+    /// Foundation (CFPreferences) treats a domain name that is an absolute path as the path of the file
+    /// without `.plist`; a suite in a directory of the caller's choosing is opened that way.
+    init(suiteName: String, directory: URL?) throws(DefaultsError) {
+        try SuiteName.validate(suiteName, inDefaultDirectory: directory == nil)
+        let domain = try directory.map { directory throws(DefaultsError) in
+            try SuiteName.validatedPath(of: directory) + "/" + suiteName
+        }
+        guard let defaults = UserDefaults(suiteName: domain ?? suiteName) else {
             throw .invalidSuiteName(suiteName, reason: "Foundation refused to open it")
         }
         self.defaults = defaults
-        self.domainName = suiteName
+        self.domainName = domain ?? suiteName
         self.suiteName = suiteName
     }
 
@@ -70,7 +77,14 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
     }
 
     func hasValue(forKey key: String) -> Bool {
-        Self.withFoundation { storedKeys().contains(key) }
+        Self.withFoundation {
+            // Most keys asked about are absent, which `object(forKey:)` answers cheaply; a present value may
+            // still be one that shows through from another file, which only the domain itself can tell.
+            guard defaults.object(forKey: key) != nil || Self.foundationArgumentKeys.contains(key) else {
+                return false
+            }
+            return storedKeys().contains(key)
+        }
     }
 
     func setValue(_ value: PropertyListValue?, forKey key: String) throws(DefaultsError) {

@@ -1,0 +1,138 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import TypedDefaults
+
+/// A uniquely named suite in a temporary directory of its own (never the real `~/.config`); the directory
+/// is removed when the suite goes away. A child process run with `Helper.run(_:configDirectory:)` and
+/// `directory.url` opens the same file by the suite's plain name.
+final class IsolatedSuite: Sendable {
+    let name: String
+    let directory = TemporaryConfigDirectory()
+    let adapter: DefaultsAdapter<DefaultsKeys>
+
+    init(launchArguments: LaunchArguments = .ignored) {
+        DiagnosticsRecorder.install()
+        name = "tests.\(UUID().uuidString)"
+        adapter = try! DefaultsAdapter(
+            suiteName: name,
+            directory: directory.url,
+            keyStore: DefaultsKeys(),
+            launchArguments: launchArguments
+        )
+    }
+
+    var fileURL: URL { directory.plist(name) }
+
+    /// Another adapter on the same suite.
+    func secondAdapter<KeyStore>(keyStore: KeyStore, launchArguments: LaunchArguments = .ignored) throws
+        -> DefaultsAdapter<KeyStore>
+    {
+        try DefaultsAdapter(
+            suiteName: name,
+            directory: directory.url,
+            keyStore: keyStore,
+            launchArguments: launchArguments
+        )
+    }
+
+    /// What the suite's file holds right now, parsed by Foundation's property-list reader.
+    func fileContents() throws -> [String: Any] { try directory.contents(ofSuite: name) }
+
+    /// An independent `UserDefaults` instance on the same file.
+    func foundationDefaults() -> UserDefaults { UserDefaults(suiteName: directory.url.path + "/" + name)! }
+
+    /// The diagnostics reported for this suite so far.
+    var diagnostics: [DefaultsDiagnostic] { DiagnosticsRecorder.diagnostics(forSuite: name) }
+}
+
+/// Collects every diagnostic the test process reports; tests look up their own by suite name.
+enum DiagnosticsRecorder {
+    private static let recorded = Mutex<[DefaultsDiagnostic]>([])
+
+    private static let installation: Void = DefaultsDiagnostics.setHandler { record($0) }
+
+    /// Routes diagnostics here (once for the whole test process).
+    static func install() { installation }
+
+    static func record(_ diagnostic: DefaultsDiagnostic) {
+        recorded.withLock { $0.append(diagnostic) }
+    }
+
+    static func diagnostics(forSuite suite: String) -> [DefaultsDiagnostic] {
+        recorded.withLock { $0.filter { $0.suite == suite } }
+    }
+}
+
+/// A config directory of its own for child processes, removed when it goes away.
+final class TemporaryConfigDirectory: Sendable {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("TypedDefaultsChild-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func plist(_ suite: String) -> URL { url.appendingPathComponent(suite + ".plist") }
+
+    func contents(ofSuite suite: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: plist(suite))
+        return try #require(PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Runs the package's `TypedDefaultsTestHelper` executable as a real child process.
+enum Helper {
+    struct Result {
+        var status: Int32
+        var output: String
+        var errors: String
+
+        /// `key=value` lines of the output.
+        var settings: [String: String] {
+            Dictionary(
+                output.split(separator: "\n").compactMap { line in
+                    line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
+                },
+                uniquingKeysWith: { _, last in last }
+            )
+        }
+    }
+
+    static var executable: URL {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBinary.deletingLastPathComponent().appendingPathComponent("TypedDefaultsTestHelper")
+    }
+
+    /// Runs the helper with `arguments`, its config directory and home set to `configDirectory`.
+    static func run(_ arguments: [String], configDirectory: URL) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = configDirectory.path
+        environment["HOME"] = configDirectory.path
+        process.environment = environment
+
+        let outputFile = configDirectory.appendingPathComponent(".helper-out-\(UUID().uuidString)")
+        let errorFile = configDirectory.appendingPathComponent(".helper-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outputFile)
+            try? FileManager.default.removeItem(at: errorFile)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        try process.run()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            output: try String(contentsOf: outputFile, encoding: .utf8),
+            errors: try String(contentsOf: errorFile, encoding: .utf8)
+        )
+    }
+}

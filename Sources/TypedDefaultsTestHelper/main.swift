@@ -7,6 +7,8 @@
 //     TypedDefaultsTestHelper print-settings [-key value ...]          print the settings, launch arguments on
 //     TypedDefaultsTestHelper print-settings-ignoring [-key value ...] the same with launch arguments ignored
 //     TypedDefaultsTestHelper write-count <n> [-key value ...]         write `count`, then print the settings
+//     TypedDefaultsTestHelper standard-flag                print `UserDefaults.standard[flag]`, then set it
+//     TypedDefaultsTestHelper probe-key <suite> <key>      print a String? key's value and hasKey
 
 import Foundation
 import TypedDefaults
@@ -23,6 +25,7 @@ extension DefaultsKeys {
     var priority: Key<Priority?> { .init("priority") }
     var site: Key<URL> { .init("site", default: URL(string: "https://default.example")!) }
     var tags: Key<[String]> { .init("tags", default: []) }
+    var output: Key<String> { .init("o", default: "") }
 }
 
 func printSettings(_ defaults: DefaultsAdapter<DefaultsKeys>) {
@@ -35,6 +38,7 @@ func printSettings(_ defaults: DefaultsAdapter<DefaultsKeys>) {
     print("priority=\(defaults.priority.map { "\($0)" } ?? "nil")")
     print("site=\(defaults.site.absoluteString)")
     print("tags=\(defaults.tags.joined(separator: ","))")
+    print("o=\(defaults.output)")
 }
 
 func fail(_ message: String) -> Never {
@@ -67,6 +71,17 @@ case "write-count":
     guard let text = arguments.dropFirst().first, let value = Int(text) else { fail("write-count needs a number") }
     Defaults.count = value
     printSettings(Defaults)
+case "standard-flag":
+    let flag = Key<Bool>("flag", default: false)
+    print("flag=\(UserDefaults.standard[flag])")
+    UserDefaults.standard[flag] = true
+case "probe-key":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2 else { fail("probe-key needs a suite and a key") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    let key = Key<String?>(rest[1])
+    print("value=\(defaults[key: key] ?? "nil")")
+    print("hasKey=\(defaults.hasKey(key))")
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

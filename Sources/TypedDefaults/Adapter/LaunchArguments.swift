@@ -59,8 +59,12 @@ public struct LaunchArguments: Sendable {
     func value<Value: DefaultsSerializable>(for key: Key<Value>, suite: String) -> Value? {
         guard let text = values[key.name] else { return nil }
         if let value = try? Value.bridge.deserialize(.string(text)) { return value }
-        if let object = try? PropertyListSerialization.propertyList(from: Data(text.utf8), format: nil),
-            let stored = PropertyListValue(foundationObject: object),
+        // Collections and dictionaries: property-list text such as `(a,b)`, as Foundation accepts, or JSON.
+        let data = Data(text.utf8)
+        let parsed =
+            (try? PropertyListSerialization.propertyList(from: data, format: nil))
+            ?? (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+        if let parsed, let stored = PropertyListValue(foundationObject: parsed),
             let value = try? Value.bridge.deserialize(stored)
         {
             return value

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// `Defaults` and `UserDefaults.standard` write the program's own file, so these run in child processes,
+/// each with a config directory of its own.
+@Suite("Standard defaults")
+struct StandardDefaultsTests {
+    @Test("a value written without any synchronize call survives a normal exit")
+    func persistsAcrossRuns() throws {
+        let directory = TemporaryConfigDirectory()
+        for expected in 1...3 {
+            let run = try Helper.run(["increment-standard"], configDirectory: directory.url)
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.output == "\(expected)\n")
+        }
+        // `.standard`'s domain on Linux is the executable's name.
+        #expect(try directory.contents(ofSuite: "TypedDefaultsTestHelper")["launchCount"] as? Int == 3)
+    }
+
+    @Test("UserDefaults.standard[key] persists too")
+    func standardSubscript() throws {
+        let directory = TemporaryConfigDirectory()
+        let first = try Helper.run(["standard-flag"], configDirectory: directory.url)
+        #expect(first.settings["flag"] == "false")
+        let second = try Helper.run(["standard-flag"], configDirectory: directory.url)
+        #expect(second.settings["flag"] == "true")
+    }
+
+    @Test("values showing through from .GlobalPreferences are read, but hasKey is false for them")
+    func globalPreferencesShowThrough() throws {
+        let directory = TemporaryConfigDirectory()
+        let global = try PropertyListSerialization.data(
+            fromPropertyList: ["globalKey": "from-global"],
+            format: .xml,
+            options: 0
+        )
+        try global.write(to: directory.plist(".GlobalPreferences"))
+
+        let probe = try Helper.run(["probe-key", "app.suite", "globalKey"], configDirectory: directory.url)
+        #expect(probe.settings["value"] == "from-global")
+        #expect(probe.settings["hasKey"] == "false")
+    }
+}

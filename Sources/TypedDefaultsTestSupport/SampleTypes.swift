@@ -27,7 +27,7 @@ public struct Profile: Codable, Equatable, Sendable, ExactlyEqual, DefaultsSeria
 }
 
 /// A `Codable` struct holding a `Double`, which JSON cannot store when it is NaN.
-public struct Measurement: Codable, Equatable, Sendable, DefaultsSerializable {
+public struct Reading: Codable, Equatable, Sendable, DefaultsSerializable {
     public var value: Double
     public init(value: Double) { self.value = value }
 }

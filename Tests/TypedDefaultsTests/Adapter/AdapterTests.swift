@@ -35,7 +35,8 @@ struct AdapterTests {
 
     @Test("collections mutate in place")
     func appendInPlace() {
-        let defaults = IsolatedSuite().adapter
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
         defaults[\.recentFiles].append(URL(fileURLWithPath: "/tmp/a.txt"))
         defaults[\.recentFiles].append(URL(string: "https://example.com/b?c=1#d")!)
         #expect(defaults.recentFiles == [URL(fileURLWithPath: "/tmp/a.txt"), URL(string: "https://example.com/b?c=1#d")!])
@@ -46,7 +47,8 @@ struct AdapterTests {
 
     @Test("a key need not live in DefaultsKeys")
     func freeStandingKey() {
-        let defaults = IsolatedSuite().adapter
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
         let flag = Key<Bool>("flag", default: false)
         #expect(defaults[key: flag] == false)
         defaults[key: flag] = true
@@ -79,7 +81,8 @@ struct AdapterTests {
 
     @Test("hasKey answers for stored values only; reset brings the default back")
     func hasKeyAndReset() throws {
-        let defaults = IsolatedSuite().adapter
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
         #expect(!defaults.hasKey(\.launchCount))
         #expect(defaults.launchCount == 0)
         defaults.launchCount = 0
@@ -92,7 +95,8 @@ struct AdapterTests {
 
     @Test("an optional with a non-nil default reads the default after nil is written")
     func optionalWithDefault() {
-        let defaults = IsolatedSuite().adapter
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
         #expect(defaults.ratio == 1.5)
         defaults.ratio = 0.25
         #expect(defaults.ratio == 0.25)

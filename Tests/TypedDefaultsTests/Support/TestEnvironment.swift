@@ -12,9 +12,14 @@ final class IsolatedSuite: Sendable {
     let directory = TemporaryConfigDirectory()
     let adapter: DefaultsAdapter<DefaultsKeys>
 
-    init(launchArguments: LaunchArguments = .ignored) {
+    /// Creates the suite; `fileContents` is written to its file first, as another program would have left it.
+    init(fileContents: [String: Any]? = nil, launchArguments: LaunchArguments = .ignored) {
         DiagnosticsRecorder.install()
         name = "tests.\(UUID().uuidString)"
+        if let fileContents {
+            let data = try! PropertyListSerialization.data(fromPropertyList: fileContents, format: .xml, options: 0)
+            try! data.write(to: directory.plist(name))
+        }
         adapter = try! DefaultsAdapter(
             suiteName: name,
             directory: directory.url,

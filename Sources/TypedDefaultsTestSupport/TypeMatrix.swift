@@ -23,26 +23,29 @@ public enum TypeMatrix {
         entries.compactMap { $0.check(adapter) }
     }
 
-    /// Every shape of one type. `fallback` is each key's default and must differ from every sample, so a read
-    /// that fell back to the default cannot pass for a value that came back.
+    /// Every shape of one type.
+    ///
+    /// `fallback` is each key's default and must differ from every sample, so a read that fell back to the
+    /// default cannot pass for a value that came back.
     public static func entries<T: DefaultsSerializable & ExactlyEqual & SendableMetatype>(
         _ valueType: T.Type,
         named type: String = "\(T.self)",
-        fallback: @escaping @Sendable () -> T,
+        fallback: @autoclosure @escaping @Sendable () -> T,
         samples: @escaping @Sendable () -> [T]
     ) -> [MatrixEntry] {
-        var entries = samples().indices.map { index in
-            entry("\(type).value.\(index)", default: fallback) { samples()[index] }
-        }
+        var entries = samples().indices
+            .map { index in
+                entry("\(type).value.\(index)", default: fallback()) { samples()[index] }
+            }
         entries += [
-            entry("\(type).optional", default: { T?.none }) { samples().first },
+            entry("\(type).optional", default: nil) { samples().first },
             removedOptional("\(type).optional.removed", sample: { samples()[0] }),
-            entry("\(type).array", default: { [T]() }) { samples() },
-            entry("\(type).nestedArray", default: { [[T]]() }) { [samples(), [], [samples()[0]]] },
-            entry("\(type).dictionary", default: { [String: T]() }) {
+            entry("\(type).array", default: []) { samples() },
+            entry("\(type).nestedArray", default: []) { [samples(), [], [samples()[0]]] },
+            entry("\(type).dictionary", default: [:]) {
                 Dictionary(uniqueKeysWithValues: samples().enumerated().map { ("k\($0.offset)", $0.element) })
             },
-            entry("\(type).dictionaryOfArrays", default: { [String: [T]]() }) {
+            entry("\(type).dictionaryOfArrays", default: [:]) {
                 ["all": samples(), "none": [], "first": [samples()[0]]]
             },
         ]
@@ -54,14 +57,15 @@ public enum TypeMatrix {
         _ valueType: T.Type,
         samples: @escaping @Sendable () -> Set<T>
     ) -> MatrixEntry {
-        entry("Set<\(T.self)>", default: { Set<T>() }, value: samples)
+        entry("Set<\(T.self)>", default: [], value: samples)
     }
 
-    /// A value whose key must hold exactly `value()` after writing it. The default differs from the value, so
-    /// a read that fell back to it fails the check.
+    /// A value whose key must hold exactly `value()` after writing it.
+    ///
+    /// The default differs from the value, so a read that fell back to it fails the check.
     public static func entry<V: DefaultsSerializable & ExactlyEqual & SendableMetatype>(
         _ name: String,
-        default fallback: @escaping @Sendable () -> V,
+        default fallback: @autoclosure @escaping @Sendable () -> V,
         value: @escaping @Sendable () -> V
     ) -> MatrixEntry {
         MatrixEntry(

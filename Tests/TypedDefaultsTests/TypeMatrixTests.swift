@@ -45,6 +45,9 @@ struct TypeMatrixTests {
         let suite = IsolatedSuite()
         try TypeMatrix.write(TypeMatrix.catalog, to: suite.adapter)
         let contents = try suite.fileContents()
-        #expect(contents.count == TypeMatrix.catalog.count - TypeMatrix.catalog.filter { $0.key.hasSuffix(".removed") }.count)
+        #expect(
+            contents.count == TypeMatrix.catalog.count
+                - TypeMatrix.catalog.filter { $0.key.hasSuffix(".removed") }.count
+        )
     }
 }

@@ -41,7 +41,11 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     /// let defaults = DefaultsAdapter(defaults: .standard, keyStore: DefaultsKeys())
     /// ```
     public init(defaults: UserDefaults, keyStore: KeyStore, launchArguments: LaunchArguments = .process) {
-        self.init(storage: UserDefaultsStorage(defaults: defaults), keyStore: keyStore, launchArguments: launchArguments)
+        self.init(
+            storage: UserDefaultsStorage(defaults: defaults),
+            keyStore: keyStore,
+            launchArguments: launchArguments
+        )
     }
 
     /// Creates an adapter over the suite named `suiteName`, stored in `<directory>/<suiteName>.plist`.
@@ -110,7 +114,8 @@ extension DefaultsAdapter {
     ///
     /// Reading returns, in order: a launch argument that overrides the key, the stored value, or the key's
     /// default (also when the stored value is not a `Value`, with a diagnostic). Setting cannot throw: a value
-    /// that cannot be stored, or a write that fails, leaves the old value and reports a diagnostic. Use
+    /// that cannot be stored leaves the old value and reports a diagnostic, and so does a write that cannot
+    /// reach the disk (the value is then kept in memory and written with the next successful write). Use
     /// ``set(_:for:)-(_,Key<Value>)`` to get the error instead.
     ///
     /// ```swift
@@ -221,7 +226,7 @@ extension DefaultsAdapter {
         reset(keyStore[keyPath: keyPath])
     }
 
-    /// Removes the stored value for `key`. A failed write is reported as a diagnostic.
+    /// Removes the stored value for `key`; a failed write is reported as a diagnostic.
     public func reset<Value>(_ key: Key<Value>) {
         do {
             try storage.setValue(nil, forKey: key.name)

@@ -48,7 +48,8 @@ public struct CodableBridge<Value: Codable>: DefaultsBridge {
 extension EncodingError {
     fileprivate var reason: String {
         switch self {
-        case .invalidValue(let value, let context): "\(value) at \(context.pathDescription): \(context.debugDescription)"
+        case .invalidValue(let value, let context):
+            "\(value) at \(context.pathDescription): \(context.debugDescription)"
         @unknown default: "\(self)"
         }
     }

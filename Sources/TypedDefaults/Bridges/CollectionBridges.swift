@@ -100,7 +100,10 @@ public struct SetBridge<Element: DefaultsSerializable & Hashable>: DefaultsBridg
 /// let scores = Key<[String: Int]>("scores", default: [:])
 /// Defaults[key: scores]["ann"] = 3
 /// ```
-public struct DictionaryBridge<DictionaryKey: LosslessStringConvertible & Hashable, DictionaryValue: DefaultsSerializable>:
+public struct DictionaryBridge<
+    DictionaryKey: LosslessStringConvertible & Hashable,
+    DictionaryValue: DefaultsSerializable
+>:
     DefaultsBridge
 {
     /// Creates the bridge.
@@ -116,7 +119,9 @@ public struct DictionaryBridge<DictionaryKey: LosslessStringConvertible & Hashab
                 throw DefaultsBridgeError("the dictionary key \(String(reflecting: key)) does not survive as text")
             }
             guard let item = try DictionaryValue.bridge.serialize(element) else {
-                throw DefaultsBridgeError("the value for \(String(reflecting: name)) is nil, and a <dict> cannot hold nil")
+                throw DefaultsBridgeError(
+                    "the value for \(String(reflecting: name)) is nil, and a <dict> cannot hold nil"
+                )
             }
             entries[name] = item
         }

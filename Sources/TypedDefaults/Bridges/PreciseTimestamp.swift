@@ -9,8 +9,8 @@ import Foundation
 enum PreciseTimestamp {
     /// Seconds from 1970 to 2001, Foundation's reference date.
     private static let referenceOffset: Int64 = 978_307_200
-    /// About ±290,000 years, far inside `Int64` arithmetic.
-    private static let maximumMagnitude = 9.0e15
+    /// About ±950,000 years from 2001: within the six-digit years the parser reads back.
+    private static let maximumMagnitude = 3.0e13
 
     static func string(from date: Date) -> String? {
         let interval = date.timeIntervalSinceReferenceDate

@@ -8,7 +8,8 @@
 /// enum Theme: String { case light, dark, system }
 /// extension Theme: DefaultsSerializable {}   // uses this bridge
 /// ```
-public struct RawRepresentableBridge<Value: RawRepresentable>: DefaultsBridge where Value.RawValue: DefaultsSerializable {
+public struct RawRepresentableBridge<Value: RawRepresentable>: DefaultsBridge
+where Value.RawValue: DefaultsSerializable {
     /// Creates the bridge.
     public init() {}
 

@@ -26,7 +26,8 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
     /// What kind of thing happened.
     public let kind: Kind
-    /// The suite it happened in: its name, `"standard"`, or `"in-memory"`.
+    /// The suite it happened in: its name, `"standard"`, `"UserDefaults instance"` (an adapter over a
+    /// `UserDefaults` object other than `.standard`), or `"in-memory"`.
     public let suite: String
     /// The key it is about, if it is about one.
     public let key: String?

@@ -3,13 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Where TypedDefaults sends its diagnostics.
 ///
-/// A diagnostic about reading (a stored value of the wrong type, an unparsable launch argument) is delivered
-/// once per process for the same suite, key and message, so a key read in a loop does not flood the log.
-/// Diagnostics about writes are delivered every time.
+/// Diagnostics about reading (a stored value of the wrong type, an unparsable launch argument) and the notice
+/// that a launch argument overrides a written key are delivered once per process for the same suite, key and
+/// message, so a key used in a loop does not flood the log. Failed writes are reported every time.
 ///
 /// ## Usage
 /// ```swift
@@ -19,15 +18,16 @@ import Synchronization
 /// DefaultsDiagnostics.resetHandler()   // back to standard error
 /// ```
 public enum DefaultsDiagnostics {
-    private struct State {
+    private struct State: Sendable {
         var handler: (@Sendable (DefaultsDiagnostic) -> Void)?
         var delivered: Set<DefaultsDiagnostic> = []
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
-    /// Sends every later diagnostic to `handler` instead of standard error. The handler may be called from any
-    /// thread, and may read and write defaults.
+    /// Sends every later diagnostic to `handler` instead of standard error.
+    ///
+    /// The handler may be called from any thread, and may read and write defaults.
     public static func setHandler(_ handler: @escaping @Sendable (DefaultsDiagnostic) -> Void) {
         state.withLock { $0.handler = handler }
     }

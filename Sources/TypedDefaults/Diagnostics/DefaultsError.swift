@@ -1,11 +1,11 @@
-/// The errors TypedDefaults throws. Each one says what happened and what was kept.
+/// The errors TypedDefaults throws; each one says what happened and what was kept.
 ///
 /// ## Usage
 /// ```swift
 /// do {
 ///     try Defaults.set(profile, for: \.profile)
 /// } catch let error as DefaultsError {
-///     print(error)   // the value Profile for "profile" cannot be stored: ...; the stored value is unchanged
+///     print(error)   // the Profile value for "profile" cannot be stored: ...; the stored value is unchanged
 /// }
 /// ```
 public enum DefaultsError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A store that keeps values in memory only: for testing code that takes a ``DefaultsAdapter`` without files.
 ///
 /// It stores exactly what a suite on disk would store (the same bridges produce the same
@@ -17,11 +15,11 @@ import Synchronization
 /// #expect(store.storedValues["username"] == .string("Ann"))
 /// ```
 public final class InMemoryStore: Sendable {
-    private let values: Mutex<[String: PropertyListValue]>
+    private let values: Locked<[String: PropertyListValue]>
 
     /// Creates a store holding `values`, keyed by name.
     public init(_ values: [String: PropertyListValue] = [:]) {
-        self.values = Mutex(values)
+        self.values = Locked(values)
     }
 
     /// Everything the store holds, keyed by name.

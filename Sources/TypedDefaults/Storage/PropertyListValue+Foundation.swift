@@ -3,8 +3,10 @@ import Foundation
 // The one place where TypedDefaults' values become Foundation objects and back.
 
 extension PropertyListValue {
-    /// The object to hand to `UserDefaults.set(_:forKey:)`. Only property-list types come out, so none of
-    /// Foundation's `fatalError`s for unsupported types can be reached.
+    /// The object to hand to `UserDefaults.set(_:forKey:)`.
+    ///
+    /// Only property-list types come out, so none of Foundation's `fatalError`s for unsupported types can be
+    /// reached.
     var foundationObject: Any {
         switch self {
         case .string(let value): value
@@ -19,10 +21,12 @@ extension PropertyListValue {
         }
     }
 
-    /// Converts what `UserDefaults` returns. Foundation on Linux hands back `Int`, `Int64`, `UInt64`,
-    /// `Double`, `Bool`, `NSNumber` (from launch arguments), and collections whose elements are wrapped in
-    /// `Optional<Any>`; casts look through those wrappers. Returns `nil` for anything that is not a
-    /// property-list value (a `UUID` someone registered, `NSNull`, a `nil` element).
+    /// Converts what `UserDefaults` returns.
+    ///
+    /// Foundation on Linux hands back `Int`, `Int64`, `UInt64`, `Double`, `Bool`, `NSNumber` (from launch
+    /// arguments), and collections whose elements are wrapped in `Optional<Any>`; casts look through those
+    /// wrappers. Returns `nil` for anything that is not a property-list value (a `UUID` someone registered,
+    /// `NSNull`, a `nil` element).
     init?(foundationObject object: Any) {
         switch object {
         case let value as String: self = .string(value)

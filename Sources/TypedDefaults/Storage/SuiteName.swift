@@ -17,7 +17,7 @@ enum SuiteName {
         func refuse(_ reason: String) -> DefaultsError { .invalidSuiteName(name, reason: reason) }
 
         if name.isEmpty { throw refuse("a suite name cannot be empty") }
-        if name == "." || name == ".." { throw refuse("it would address the config directory, not a file in it") }
+        if name == "." || name == ".." { throw refuse("\".\" and \"..\" name directories, not suites") }
         if name.contains("/") {
             throw refuse("it contains \"/\", which would put the file outside the config directory")
         }

@@ -19,8 +19,10 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
     /// name (so a renamed binary starts from empty settings).
     static let standardDomainName = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
 
-    /// Keys that Foundation's own argument domain answers for, with raw strings. TypedDefaults parses launch
-    /// arguments itself (typed, negative numbers included), so it reads the stored value around that domain.
+    /// Keys that Foundation's own argument domain answers for, with raw strings.
+    ///
+    /// TypedDefaults parses launch arguments itself (typed, negative numbers included), so it reads the
+    /// stored value around that domain.
     private static let foundationArgumentKeys = Set(
         UserDefaults.standard.volatileDomain(forName: UserDefaults.argumentDomain).keys
     )
@@ -105,10 +107,11 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
         }
     }
 
-    /// The keys this suite's own file holds. Reads also see values that show through from
-    /// `.GlobalPreferences`, `ByHost` and `/usr/local/etc` files; those are not the suite's and are left out.
-    /// For a `UserDefaults` instance whose domain is unknown, values registered with `register(defaults:)`
-    /// count too.
+    /// The keys this suite's own file holds.
+    ///
+    /// Reads also see values that show through from `.GlobalPreferences`, `ByHost` and `/usr/local/etc`
+    /// files; those are not the suite's and are left out. For a `UserDefaults` instance whose domain is
+    /// unknown, values registered with `register(defaults:)` count too.
     private func storedKeys() -> Set<String> {
         let domain =
             domainName.flatMap { defaults.persistentDomain(forName: $0) } ?? defaults.dictionaryRepresentation()

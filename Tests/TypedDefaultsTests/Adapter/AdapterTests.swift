@@ -39,7 +39,9 @@ struct AdapterTests {
         let defaults = suite.adapter
         defaults[\.recentFiles].append(URL(fileURLWithPath: "/tmp/a.txt"))
         defaults[\.recentFiles].append(URL(string: "https://example.com/b?c=1#d")!)
-        #expect(defaults.recentFiles == [URL(fileURLWithPath: "/tmp/a.txt"), URL(string: "https://example.com/b?c=1#d")!])
+        #expect(
+            defaults.recentFiles == [URL(fileURLWithPath: "/tmp/a.txt"), URL(string: "https://example.com/b?c=1#d")!]
+        )
         defaults.profile = Profile(name: "Ann", tags: [], joined: Date(timeIntervalSinceReferenceDate: 1.25))
         defaults.profile?.tags.append("new")
         #expect(defaults.profile?.tags == ["new"])

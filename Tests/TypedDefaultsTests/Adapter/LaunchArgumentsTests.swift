@@ -17,12 +17,19 @@ struct LaunchArgumentsTests {
         )
     }
 
-    @Test("overrides are typed by the key's bridge", arguments: [
-        ("YES", true), ("yes", true), ("true", true), ("1", true), ("NO", false), ("false", false), ("0", false),
-    ])
+    @Test(
+        "overrides are typed by the key's bridge",
+        arguments: [
+            ("YES", true), ("yes", true), ("true", true), ("1", true), ("NO", false), ("false", false), ("0", false),
+        ]
+    )
     func booleans(text: String, expected: Bool) {
         let store = InMemoryStore(["flag": .bool(!expected)])
-        let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys(), launchArguments: .parsing(["-flag", text]))
+        let defaults = DefaultsAdapter(
+            store: store,
+            keyStore: DefaultsKeys(),
+            launchArguments: .parsing(["-flag", text])
+        )
         #expect(defaults[key: Key<Bool>("flag", default: !expected)] == expected)
     }
 
@@ -51,7 +58,10 @@ struct LaunchArgumentsTests {
     func unparsable() throws {
         let suite = IsolatedSuite()
         suite.adapter.launchCount = 4
-        let defaults = try suite.secondAdapter(keyStore: DefaultsKeys(), launchArguments: .parsing(["-launchCount", "many"]))
+        let defaults = try suite.secondAdapter(
+            keyStore: DefaultsKeys(),
+            launchArguments: .parsing(["-launchCount", "many"])
+        )
         #expect(defaults.launchCount == 4)
         #expect(defaults[key: Key<Int>("unset", default: 9)] == 9)
         let diagnostic = try #require(suite.diagnostics.first { $0.kind == .invalidLaunchArgument })
@@ -62,7 +72,10 @@ struct LaunchArgumentsTests {
     @Test("a write to an overridden key is stored, the argument keeps winning, and a diagnostic says so")
     func writeWhileOverridden() throws {
         let suite = IsolatedSuite()
-        let defaults = try suite.secondAdapter(keyStore: DefaultsKeys(), launchArguments: .parsing(["-launchCount", "3"]))
+        let defaults = try suite.secondAdapter(
+            keyStore: DefaultsKeys(),
+            launchArguments: .parsing(["-launchCount", "3"])
+        )
         defaults.launchCount = 99
         #expect(defaults.launchCount == 3)
         #expect(suite.adapter.launchCount == 99, "stored for runs without the argument")
@@ -91,7 +104,8 @@ struct LaunchArgumentsTests {
         #expect(run.settings["site"] == "https://a.b/c?d=1#e")
         #expect(run.settings["priority"] == "high")
         #expect(run.settings["tags"] == "x,y")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".plist") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            .filter { $0.hasSuffix(".plist") }
         #expect(files.isEmpty, "launch arguments are never written: \(files)")
 
         let next = try Helper.run(["print-settings"], configDirectory: directory.url)
@@ -112,7 +126,10 @@ struct LaunchArgumentsTests {
     @Test("a real process: an unparsable argument is reported on standard error, not standard output")
     func realProcessUnparsable() throws {
         let directory = TemporaryConfigDirectory()
-        let run = try Helper.run(["print-settings", "-count", "lots", "-flag", "maybe"], configDirectory: directory.url)
+        let run = try Helper.run(
+            ["print-settings", "-count", "lots", "-flag", "maybe"],
+            configDirectory: directory.url
+        )
         #expect(run.status == 0)
         #expect(run.settings["count"] == "0")
         #expect(run.settings["flag"] == "false")
@@ -124,7 +141,10 @@ struct LaunchArgumentsTests {
     @Test("an adapter can ignore launch arguments, so a tool's own flags do not become settings")
     func optOut() throws {
         let directory = TemporaryConfigDirectory()
-        let honoured = try Helper.run(["print-settings", "-o", "out.txt", "-count", "3"], configDirectory: directory.url)
+        let honoured = try Helper.run(
+            ["print-settings", "-o", "out.txt", "-count", "3"],
+            configDirectory: directory.url
+        )
         #expect(honoured.settings["o"] == "out.txt")
         let ignored = try Helper.run(
             ["print-settings-ignoring", "-o", "out.txt", "-count", "3"],

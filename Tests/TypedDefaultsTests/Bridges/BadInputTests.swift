@@ -28,17 +28,20 @@ struct BadInputTests {
         #expect(try suite.fileContents()["launchCount"] as? Int == 1)
     }
 
-    @Test("mismatches of every family read as the default", arguments: [
-        ("a string for a Bool", PropertyListValue.string("maybe"), "Bool"),
-        ("300 for an Int8", .integer(300), "Int8"),
-        ("-1 for a UInt", .integer(-1), "UInt"),
-        ("a date string that is no date", .string("yesterday"), "Date"),
-        ("data for a URL (url(forKey:) aborts on this)", .data(Data("not an archive".utf8)), "URL"),
-        ("an array with a string for [Int]", .array([.integer(1), .string("two")]), "Array<Int>"),
-        ("a number for a String", .integer(5), "String"),
-        ("a name for an enum that has no such case", .string("sepia"), "Theme"),
-        ("garbage for an NSSecureCoding class", .data(Data([1, 2, 3])), "Bookmark"),
-    ])
+    @Test(
+        "mismatches of every family read as the default",
+        arguments: [
+            ("a string for a Bool", PropertyListValue.string("maybe"), "Bool"),
+            ("300 for an Int8", .integer(300), "Int8"),
+            ("-1 for a UInt", .integer(-1), "UInt"),
+            ("a date string that is no date", .string("yesterday"), "Date"),
+            ("data for a URL (url(forKey:) aborts on this)", .data(Data("not an archive".utf8)), "URL"),
+            ("an array with a string for [Int]", .array([.integer(1), .string("two")]), "Array<Int>"),
+            ("a number for a String", .integer(5), "String"),
+            ("a name for an enum that has no such case", .string("sepia"), "Theme"),
+            ("garbage for an NSSecureCoding class", .data(Data([1, 2, 3])), "Bookmark"),
+        ]
+    )
     func mismatches(_ label: String, stored: PropertyListValue, type: String) throws {
         let suite = suite(storing: stored.foundationObject, forKey: "value")
         let defaults = suite.adapter

@@ -16,7 +16,10 @@ struct PeerCompatibilityTests {
             "id": #""E621E1F8-C36C-495A-93FC-0C247A3E6E5F""#,
         ])
         let defaults = suite.adapter
-        #expect(defaults.profile == Profile(name: "Ann", tags: ["a"], joined: Date(timeIntervalSinceReferenceDate: 816_942_874.5)))
+        #expect(
+            defaults.profile
+                == Profile(name: "Ann", tags: ["a"], joined: Date(timeIntervalSinceReferenceDate: 816_942_874.5))
+        )
         #expect(defaults.theme == .dark)
         #expect(defaults[key: Key<URL?>("site")] == URL(string: "https://example.com/a?b=1"))
         #expect(defaults[key: Key<UUID?>("id")] == UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))

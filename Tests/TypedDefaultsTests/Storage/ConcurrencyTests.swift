@@ -3,8 +3,9 @@ import Testing
 
 @testable import TypedDefaults
 
-/// Adapters are Sendable values: many tasks may read and write through one at once. Run these under
-/// `swift test --sanitize=thread` too.
+/// Adapters are Sendable values: many tasks may read and write through one at once.
+///
+/// CI runs these under `swift test --sanitize=thread` too.
 @Suite("Concurrency")
 struct ConcurrencyTests {
     @Test("many tasks writing distinct keys of one suite lose nothing")

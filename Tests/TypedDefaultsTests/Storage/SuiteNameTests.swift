@@ -5,11 +5,14 @@ import Testing
 
 @Suite("Suite names and directories")
 struct SuiteNameTests {
-    @Test("names that Foundation would turn into a wrong or hostile path are refused", arguments: [
-        "", ".", "..", "a/b", "../escaped", "../../outside-config", "/some/absolute/target", "a\u{0}b", "tab\there",
-        "line\nbreak", String(repeating: "x", count: 250), String(repeating: "é", count: 125), "NSGlobalDomain",
-        ".GlobalPreferences", "nsglobaldomain", "kCFPreferencesAnyApplication",
-    ])
+    @Test(
+        "names that Foundation would turn into a wrong or hostile path are refused",
+        arguments: [
+            "", ".", "..", "a/b", "../escaped", "../../outside-config", "/some/absolute/target", "a\u{0}b", "tab\there",
+            "line\nbreak", String(repeating: "x", count: 250), String(repeating: "é", count: 125), "NSGlobalDomain",
+            ".GlobalPreferences", "nsglobaldomain", "kCFPreferencesAnyApplication",
+        ]
+    )
     func refused(name: String) throws {
         let parent = TemporaryConfigDirectory()
         let directory = parent.url.appendingPathComponent("config")
@@ -34,9 +37,12 @@ struct SuiteNameTests {
         }
     }
 
-    @Test("unusual but harmless names work and stay inside the directory", arguments: [
-        "with space", "emoji🙂", "com.example.app-1_2", "..dots", String(repeating: "x", count: 249),
-    ])
+    @Test(
+        "unusual but harmless names work and stay inside the directory",
+        arguments: [
+            "with space", "emoji🙂", "com.example.app-1_2", "..dots", String(repeating: "x", count: 249),
+        ]
+    )
     func accepted(name: String) throws {
         let directory = TemporaryConfigDirectory()
         let defaults = try DefaultsAdapter(
@@ -53,12 +59,21 @@ struct SuiteNameTests {
     @Test("a directory must be an absolute file URL")
     func directories() throws {
         #expect(throws: DefaultsError.self) {
-            try DefaultsAdapter(suiteName: "s", directory: URL(string: "https://example.com/")!, keyStore: DefaultsKeys())
+            try DefaultsAdapter(
+                suiteName: "s",
+                directory: URL(string: "https://example.com/")!,
+                keyStore: DefaultsKeys()
+            )
         }
         // `..` components are resolved before use, so the file lands where the path really points.
         let directory = TemporaryConfigDirectory()
         let roundabout = directory.url.appendingPathComponent("sub").appendingPathComponent("..")
-        let defaults = try DefaultsAdapter(suiteName: "s", directory: roundabout, keyStore: DefaultsKeys(), launchArguments: .ignored)
+        let defaults = try DefaultsAdapter(
+            suiteName: "s",
+            directory: roundabout,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored
+        )
         defaults[key: Key<Bool>("b", default: false)] = true
         #expect(FileManager.default.fileExists(atPath: directory.plist("s").path))
     }
@@ -67,7 +82,12 @@ struct SuiteNameTests {
     func permissions() throws {
         let directory = TemporaryConfigDirectory()
         let nested = directory.url.appendingPathComponent("settings")
-        let defaults = try DefaultsAdapter(suiteName: "s", directory: nested, keyStore: DefaultsKeys(), launchArguments: .ignored)
+        let defaults = try DefaultsAdapter(
+            suiteName: "s",
+            directory: nested,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored
+        )
         defaults[key: Key<Int>("n", default: 0)] = 1
         let file = try FileManager.default.attributesOfItem(atPath: nested.appendingPathComponent("s.plist").path)
         let folder = try FileManager.default.attributesOfItem(atPath: nested.path)

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import TypedDefaults
 
-/// A uniquely named suite in a temporary directory of its own (never the real `~/.config`); the directory
-/// is removed when the suite goes away. A child process run with `Helper.run(_:configDirectory:)` and
-/// `directory.url` opens the same file by the suite's plain name.
+/// A uniquely named suite in a temporary directory of its own, never the real `~/.config`.
+///
+/// The directory is removed when the suite goes away. A child process run with
+/// `Helper.run(_:configDirectory:)` and `directory.url` opens the same file by the suite's plain name.
 final class IsolatedSuite: Sendable {
     let name: String
     let directory = TemporaryConfigDirectory()
@@ -54,7 +54,7 @@ final class IsolatedSuite: Sendable {
 
 /// Collects every diagnostic the test process reports; tests look up their own by suite name.
 enum DiagnosticsRecorder {
-    private static let recorded = Mutex<[DefaultsDiagnostic]>([])
+    private static let recorded = Locked<[DefaultsDiagnostic]>([])
 
     private static let installation: Void = DefaultsDiagnostics.setHandler { record($0) }
 
@@ -99,9 +99,10 @@ enum Helper {
         /// `key=value` lines of the output.
         var settings: [String: String] {
             Dictionary(
-                output.split(separator: "\n").compactMap { line in
-                    line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
-                },
+                output.split(separator: "\n")
+                    .compactMap { line in
+                        line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) }
+                    },
                 uniquingKeysWith: { _, last in last }
             )
         }

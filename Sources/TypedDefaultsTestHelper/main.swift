@@ -9,6 +9,7 @@
 //     TypedDefaultsTestHelper write-count <n> [-key value ...]         write `count`, then print the settings
 //     TypedDefaultsTestHelper standard-flag                print `UserDefaults.standard[flag]`, then set it
 //     TypedDefaultsTestHelper probe-key <suite> <key>      print a String? key's value and hasKey
+//     TypedDefaultsTestHelper contract                     run the API the README and the issue promise
 
 import Foundation
 import TypedDefaults
@@ -26,6 +27,10 @@ extension DefaultsKeys {
     var site: Key<URL> { .init("site", default: URL(string: "https://default.example")!) }
     var tags: Key<[String]> { .init("tags", default: []) }
     var output: Key<String> { .init("o", default: "") }
+    var username: Key<String?> { .init("username") }
+    var volume: Key<Double> { .init("volume", default: 0.5) }
+    var profile: Key<Profile?> { .init("profile") }
+    var recentFiles: Key<[URL]> { .init("recentFiles", default: []) }
 }
 
 func printSettings(_ defaults: DefaultsAdapter<DefaultsKeys>) {
@@ -82,6 +87,29 @@ case "probe-key":
     let key = Key<String?>(rest[1])
     print("value=\(defaults[key: key] ?? "nil")")
     print("hasKey=\(defaults.hasKey(key))")
+case "contract":
+    // The user-facing API exactly as documented, against `.standard` and a shared suite.
+    let url = URL(fileURLWithPath: "/tmp/notes.txt")
+    Defaults[\.launchCount] += 1
+    Defaults.volume -= 0.1
+    Defaults[\.recentFiles].append(url)
+    Defaults.profile = Profile(name: "Ann", tags: ["a"], joined: Date(timeIntervalSinceReferenceDate: 0.5))
+    Defaults.username = "ann"
+    let flag = Key<Bool>("flag", default: false)
+    Defaults[key: flag] = true
+    let shared = try DefaultsAdapter(suiteName: "com.example.shared", keyStore: DefaultsKeys())
+    shared.launchCount += 10
+    print("launchCount=\(Defaults.launchCount)")
+    print("volume=\(Defaults.volume)")
+    print("recentFiles=\(Defaults.recentFiles.map(\.path).joined(separator: ","))")
+    print("profile=\(Defaults.profile?.name ?? "nil")")
+    print("standardFlag=\(UserDefaults.standard[flag])")
+    print("shared=\(shared.launchCount)")
+    print("hasUsername=\(Defaults.hasKey(\.username))")
+    Defaults.reset(\.launchCount)
+    print("afterReset=\(Defaults.launchCount)")
+    Defaults.removeAll()
+    print("afterRemoveAll=\(Defaults.hasKey(\.username)),\(Defaults[key: flag]),\(Defaults.recentFiles.count)")
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -17,6 +17,27 @@ struct StandardDefaultsTests {
         #expect(try directory.contents(ofSuite: "TypedDefaultsTestHelper")["launchCount"] as? Int == 3)
     }
 
+    @Test("the documented API works end to end on .standard and a shared suite")
+    func contract() throws {
+        let directory = TemporaryConfigDirectory()
+        let first = try Helper.run(["contract"], configDirectory: directory.url)
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.settings["launchCount"] == "1")
+        #expect(first.settings["volume"] == "\(0.5 - 0.1)")
+        #expect(first.settings["recentFiles"] == "/tmp/notes.txt")
+        #expect(first.settings["profile"] == "Ann")
+        #expect(first.settings["standardFlag"] == "true")
+        #expect(first.settings["shared"] == "10")
+        #expect(first.settings["hasUsername"] == "true")
+        #expect(first.settings["afterReset"] == "0")
+        #expect(first.settings["afterRemoveAll"] == "false,false,0")
+        #expect(first.errors.isEmpty)
+        // The shared suite was not part of removeAll and keeps counting in the next process.
+        let second = try Helper.run(["contract"], configDirectory: directory.url)
+        #expect(second.settings["shared"] == "20")
+        #expect(second.settings["launchCount"] == "1")
+    }
+
     @Test("UserDefaults.standard[key] persists too")
     func standardSubscript() throws {
         let directory = TemporaryConfigDirectory()

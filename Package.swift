@@ -3,6 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "TypedDefaults",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
         .executable(name: "typed-defaults-demo", targets: ["TypedDefaultsDemo"]),

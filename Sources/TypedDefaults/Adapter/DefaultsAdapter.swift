@@ -28,38 +28,62 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
 
     let storage: any DefaultsStorage
     let launchArguments: LaunchArguments
+    let writePolicy: WritePolicy
 
-    init(storage: any DefaultsStorage, keyStore: KeyStore, launchArguments: LaunchArguments) {
+    init(storage: any DefaultsStorage, keyStore: KeyStore, launchArguments: LaunchArguments, writePolicy: WritePolicy) {
         self.storage = storage
         self.keyStore = keyStore
         self.launchArguments = launchArguments
+        self.writePolicy = writePolicy
     }
 
     /// Creates an adapter over a `UserDefaults` instance, such as `.standard`.
     ///
+    /// `.standard` is stored in `~/.config/<program name>.plist` (or under `$XDG_CONFIG_HOME`) with every
+    /// guarantee of a suite opened by name. Foundation does not tell which file another instance uses, so an
+    /// adapter over one goes through Foundation and writes through on every write, without the locking,
+    /// crash safety and freshness that suites opened by name get; prefer
+    /// ``init(suiteName:directory:keyStore:launchArguments:writePolicy:)``.
+    ///
     /// ```swift
     /// let defaults = DefaultsAdapter(defaults: .standard, keyStore: DefaultsKeys())
     /// ```
-    public init(defaults: UserDefaults, keyStore: KeyStore, launchArguments: LaunchArguments = .process) {
-        self.init(
-            storage: UserDefaultsStorage(defaults: defaults),
-            keyStore: keyStore,
-            launchArguments: launchArguments
-        )
+    public init(
+        defaults: UserDefaults,
+        keyStore: KeyStore,
+        launchArguments: LaunchArguments = .process,
+        writePolicy: WritePolicy = .coalesced
+    ) {
+        let storage: any DefaultsStorage
+        if defaults === UserDefaults.standard {
+            do {
+                storage = FileStorage.shared(
+                    directory: try ConfigDirectory.resolve(),
+                    suiteName: ConfigDirectory.standardSuiteName,
+                    displayName: "standard"
+                )
+            } catch {
+                storage = UnavailableStorage(suiteName: "standard", reason: error)
+            }
+        } else {
+            storage = UserDefaultsStorage(defaults: defaults)
+        }
+        self.init(storage: storage, keyStore: keyStore, launchArguments: launchArguments, writePolicy: writePolicy)
     }
 
     /// Creates an adapter over the suite named `suiteName`, stored in `<directory>/<suiteName>.plist`.
     ///
     /// With no `directory`, the file is where Foundation keeps suites: `$XDG_CONFIG_HOME/<suiteName>.plist`,
     /// or `~/.config/<suiteName>.plist` when `XDG_CONFIG_HOME` is unset, so code that uses
-    /// `UserDefaults(suiteName:)` directly reads the same values. Pass a `directory` (an absolute file URL) to
-    /// keep a suite elsewhere, such as a test's temporary directory; this relies on Foundation on Linux
-    /// accepting an absolute path as a domain name.
+    /// `UserDefaults(suiteName:)` reads the same values. Pass a `directory` (an absolute file URL) to keep a
+    /// suite elsewhere, such as a test's temporary directory. Every adapter on the same file in the process
+    /// shares one copy of it, and writers in other processes are merged with, never overwritten.
     ///
     /// Throws ``DefaultsError/invalidSuiteName(_:reason:)`` for a name that is empty, is `.` or `..`, contains
-    /// `/` or a control character, is longer than a file name allows, names the global domain, or is this
-    /// program's own domain (use ``Defaults`` for that), and ``DefaultsError/invalidDirectory(_:reason:)`` for
-    /// a directory that is not an absolute file URL.
+    /// `/` or a control character, is longer than a file name allows, or names the global domain;
+    /// ``DefaultsError/invalidDirectory(_:reason:)`` for a directory that is not an absolute file URL; and
+    /// ``DefaultsError/noConfigDirectory(reason:)`` when no directory is given and neither
+    /// `XDG_CONFIG_HOME` nor `HOME` is set.
     ///
     /// ```swift
     /// let shared = try DefaultsAdapter(suiteName: "com.example.shared", keyStore: DefaultsKeys())
@@ -68,12 +92,25 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         suiteName: String,
         directory: URL? = nil,
         keyStore: KeyStore,
-        launchArguments: LaunchArguments = .process
+        launchArguments: LaunchArguments = .process,
+        writePolicy: WritePolicy = .coalesced
     ) throws(DefaultsError) {
+        try SuiteName.validate(suiteName)
+        let path: String
+        if let directory {
+            path = try SuiteName.validatedPath(of: directory)
+        } else {
+            path = try ConfigDirectory.resolve()
+        }
         self.init(
-            storage: try UserDefaultsStorage(suiteName: suiteName, directory: directory),
+            storage: FileStorage.shared(
+                directory: path,
+                suiteName: suiteName,
+                displayName: suiteName
+            ),
             keyStore: keyStore,
-            launchArguments: launchArguments
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
         )
     }
 
@@ -83,7 +120,7 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     /// let defaults = DefaultsAdapter(store: InMemoryStore(), keyStore: DefaultsKeys())
     /// ```
     public init(store: InMemoryStore, keyStore: KeyStore, launchArguments: LaunchArguments = .ignored) {
-        self.init(storage: store, keyStore: keyStore, launchArguments: launchArguments)
+        self.init(storage: store, keyStore: keyStore, launchArguments: launchArguments, writePolicy: .immediate)
     }
 }
 
@@ -133,26 +170,22 @@ extension DefaultsAdapter {
         }
     }
 
-    /// Writes `value` for `key`, throwing if it cannot be stored; on return the value is on disk.
+    /// Writes `value` for `key`, throwing if it cannot be stored.
     ///
-    /// Throws ``DefaultsError/valueNotStorable(key:type:reason:)`` for a value with no stored form (the old
-    /// value stays), and ``DefaultsError/writeFailed(suite:key:reason:)`` when the file cannot be written.
+    /// The value is on disk when this returns under the ``WritePolicy/immediate`` policy, and within the
+    /// policy's delay otherwise (call ``flush()`` to wait for it). Throws
+    /// ``DefaultsError/valueNotStorable(key:type:reason:)`` for a value with no stored form (the old value
+    /// stays), and, under the immediate policy, ``DefaultsError/writeFailed(suite:key:reason:)`` when the file
+    /// cannot be written (the value is kept and written again later).
     ///
     /// ```swift
     /// let backup = Key<Double>("ratio", default: 1)
     /// try Defaults.set(0.75, for: backup)
     /// ```
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
-        let stored: PropertyListValue?
-        do {
-            try PropertyListValue.checkText(key.name, what: "the key name")
-            stored = try Value.bridge.serialize(value)
-            try stored?.checkStorable()
-        } catch {
-            throw .valueNotStorable(key: key.name, type: "\(Value.self)", reason: "\(error)")
-        }
-        try storage.setValue(stored, forKey: key.name)
+        try storage.setValue(storedForm(of: value, for: key), forKey: key.name)
         launchArguments.reportWriteIfOverridden(key.name, suite: storage.suiteName)
+        try persist()
     }
 
     /// Writes `value` for a key of the key store, throwing if it cannot be stored.
@@ -164,9 +197,111 @@ extension DefaultsAdapter {
         try set(value, for: keyStore[keyPath: keyPath])
     }
 
+    /// Reads, atomically with respect to every writer of the suite in any process, the stored value of a key
+    /// of the key store, lets `body` change it, and writes the result durably before returning it.
+    ///
+    /// Launch arguments are not consulted: `modify` works on the stored value. `body` runs while the suite's
+    /// file is locked, so keep it short.
+    ///
+    /// ```swift
+    /// Defaults.modify(\.launchCount) { $0 += 1 }   // exact across threads and processes
+    /// ```
+    @discardableResult
+    public func modify<Value>(
+        _ keyPath: KeyPath<KeyStore, Key<Value>>,
+        _ body: (inout Value) -> Void
+    ) throws(DefaultsError) -> Value {
+        try modify(keyStore[keyPath: keyPath], body)
+    }
+
+    /// Reads, changes and writes back the stored value of `key` as one atomic, durable step.
+    @discardableResult
+    public func modify<Value>(_ key: Key<Value>, _ body: (inout Value) -> Void) throws(DefaultsError) -> Value {
+        var result = key.defaultValue
+        try storage.modify(key.name) { stored throws(DefaultsError) in
+            var value = decode(stored, for: key)
+            body(&value)
+            result = value
+            return try storedForm(of: value, for: key)
+        }
+        launchArguments.reportWriteIfOverridden(key.name, suite: storage.suiteName)
+        return result
+    }
+
+    /// Makes every earlier write through any adapter on this suite durable before returning.
+    ///
+    /// Throws ``DefaultsError/writeFailed(suite:key:reason:)`` (and the other file errors) when the file
+    /// cannot be written; the writes are kept and written again later.
+    ///
+    /// ```swift
+    /// Defaults.launchCount += 1
+    /// try Defaults.flush()
+    /// ```
+    public func flush() throws(DefaultsError) {
+        try storage.flush()
+    }
+
+    /// Makes every earlier write durable, without blocking the caller's thread.
+    ///
+    /// ```swift
+    /// try await Defaults.flush()
+    /// ```
+    public func flush() async throws(DefaultsError) {
+        let storage = self.storage
+        let result = await withCheckedContinuation { continuation in
+            DispatchQueue.global()
+                .async {
+                    continuation.resume(returning: Result { () throws(DefaultsError) in try storage.flush() })
+                }
+        }
+        try result.get()
+    }
+
+    /// Throws if the suite's file is damaged, unreadable or not a regular file.
+    ///
+    /// A damaged file has already been preserved beside itself (the error says where) and reads have
+    /// fallen back to the last good copy or to defaults; the next write replaces it.
+    ///
+    /// ```swift
+    /// do { try Defaults.checkFile() } catch { print(error) }
+    /// ```
+    public func checkFile() throws(DefaultsError) {
+        try storage.checkFile()
+    }
+
+    private func storedForm<Value>(of value: Value, for key: Key<Value>) throws(DefaultsError) -> PropertyListValue? {
+        do {
+            try PropertyListValue.checkText(key.name, what: "the key name")
+            let stored = try Value.bridge.serialize(value)
+            try stored?.checkStorable()
+            return stored
+        } catch {
+            throw .valueNotStorable(key: key.name, type: "\(Value.self)", reason: "\(error)")
+        }
+    }
+
+    /// Writes now or schedules a write, as the policy says; an immediate write that fails is retried later.
+    private func persist() throws(DefaultsError) {
+        guard let delay = writePolicy.delay else {
+            do {
+                try storage.flush()
+            } catch {
+                storage.scheduleFlush(within: .seconds(1))
+                throw error
+            }
+            return
+        }
+        storage.scheduleFlush(within: delay)
+    }
+
     private func value<Value>(for key: Key<Value>) -> Value {
         if let override = launchArguments.value(for: key, suite: storage.suiteName) { return override }
-        guard let stored = storage.value(forKey: key.name) else { return key.defaultValue }
+        return decode(storage.value(forKey: key.name), for: key)
+    }
+
+    /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
+    private func decode<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value {
+        guard let stored else { return key.defaultValue }
         let problem: String
         do {
             if let value = try Value.bridge.deserialize(stored) { return value }
@@ -230,6 +365,7 @@ extension DefaultsAdapter {
     public func reset<Value>(_ key: Key<Value>) {
         do {
             try storage.setValue(nil, forKey: key.name)
+            try persist()
         } catch {
             report(.writeFailed, key: key.name, message: error.description)
         }
@@ -243,6 +379,7 @@ extension DefaultsAdapter {
     public func removeAll() {
         do {
             try storage.removeAll()
+            try persist()
         } catch {
             DefaultsDiagnostics.report(
                 DefaultsDiagnostic(kind: .writeFailed, suite: storage.suiteName, key: nil, message: error.description),

@@ -20,8 +20,14 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case invalidLaunchArgument
         /// A write was stored, but a launch argument keeps overriding the key's reads for this run.
         case writeOverriddenByLaunchArgument
-        /// A write through a subscript setter (which cannot throw) was refused or did not reach the disk.
+        /// A write through a subscript setter (which cannot throw) was refused, or a write did not reach the
+        /// disk (it is retried).
         case writeFailed
+        /// The suite's file did not parse; it was preserved beside itself and reads fell back to the last
+        /// good copy or to defaults.
+        case damagedFile
+        /// The suite's file could not be read (permissions, or not a regular file); reads use defaults.
+        case unreadableFile
     }
 
     /// What kind of thing happened.

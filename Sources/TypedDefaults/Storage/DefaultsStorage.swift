@@ -12,9 +12,25 @@ protocol DefaultsStorage: Sendable {
     /// Whether the suite itself stores a value for `key`.
     func hasValue(forKey key: String) -> Bool
 
-    /// Stores `value` for `key` (removes the key for `nil`); on return the write is durable.
+    /// Stores `value` for `key` (removes the key for `nil`); durable after the next ``flush()``.
     func setValue(_ value: PropertyListValue?, forKey key: String) throws(DefaultsError)
 
-    /// Removes every value the suite stores.
+    /// Removes every value the suite stores; durable after the next ``flush()``.
     func removeAll() throws(DefaultsError)
+
+    /// Replaces the value for `key` with what `transform` makes of the current one, atomically with respect
+    /// to every other writer of the suite, and durably.
+    func modify(
+        _ key: String,
+        _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
+    ) throws(DefaultsError)
+
+    /// Makes every earlier write durable before returning.
+    func flush() throws(DefaultsError)
+
+    /// Arranges for a flush within `delay` of now, unless one is already arranged.
+    func scheduleFlush(within delay: Duration)
+
+    /// Throws if the suite's file is damaged, unreadable or unsafe.
+    func checkFile() throws(DefaultsError)
 }

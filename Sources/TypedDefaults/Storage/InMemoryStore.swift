@@ -46,4 +46,17 @@ extension InMemoryStore: DefaultsStorage {
     func removeAll() {
         values.withLock { $0.removeAll() }
     }
+
+    func modify(
+        _ key: String,
+        _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
+    ) throws(DefaultsError) {
+        try values.withLock { values throws(DefaultsError) in values[key] = try transform(values[key]) }
+    }
+
+    func flush() {}
+
+    func scheduleFlush(within delay: Duration) {}
+
+    func checkFile() {}
 }

@@ -30,7 +30,7 @@ extension PropertyListValue {
     init?(foundationObject object: Any) {
         switch object {
         case let value as String: self = .string(value)
-        case let value as Bool: self = .bool(value)
+        // Before `Bool`: an `NSNumber` 1 casts to `true`, and property-list readers return `NSNumber`s.
         case let number as NSNumber: self = PropertyListValue(number)
         case let value as Data: self = .data(value)
         case let value as Date: self = .date(value)
@@ -59,7 +59,10 @@ extension PropertyListValue {
 
     private init(_ number: NSNumber) {
         let type = String(cString: number.objCType)
-        if type == "f" || type == "d" {
+        // "c" is how a Boolean reports itself; property lists hold no 8-bit integers.
+        if type == "c" {
+            self = .bool(number.boolValue)
+        } else if type == "f" || type == "d" {
             self = .double(number.doubleValue)
         } else if type == "Q" || type == "L", number.uint64Value > UInt64(Int64.max) {
             self = .unsignedInteger(number.uint64Value)

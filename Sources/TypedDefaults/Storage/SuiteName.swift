@@ -6,14 +6,15 @@ import Foundation
 /// paths escape it, a NUL truncates it, a name over 249 bytes fails every write, and the global domain's names
 /// write a file that every program reads. TypedDefaults refuses all of these up front.
 enum SuiteName {
-    /// The longest name that fits a file name (255 bytes on Linux) once `.plist` is appended.
-    static let maximumByteCount = 249
+    /// The longest name whose file, and the lock, backup and temporary files beside it, fit a file name
+    /// (255 bytes on Linux).
+    static let maximumByteCount = 200
 
     private static let globalDomainNames: Set<String> = [
         "nsglobaldomain", ".globalpreferences", "kcfpreferencesanyapplication", "kcfpreferencescurrentapplication",
     ]
 
-    static func validate(_ name: String, inDefaultDirectory: Bool) throws(DefaultsError) {
+    static func validate(_ name: String) throws(DefaultsError) {
         func refuse(_ reason: String) -> DefaultsError { .invalidSuiteName(name, reason: reason) }
 
         if name.isEmpty { throw refuse("a suite name cannot be empty") }
@@ -27,16 +28,12 @@ enum SuiteName {
         }
         if name.utf8.count > maximumByteCount {
             throw refuse(
-                "it is \(name.utf8.count) bytes long; with \".plist\" a file name allows \(maximumByteCount)"
+                "it is \(name.utf8.count) bytes long; suite names allow \(maximumByteCount), so that the file and "
+                    + "the lock and backup files beside it fit the file system's 255-byte names"
             )
         }
         if globalDomainNames.contains(name.lowercased()) {
             throw refuse("it names the global domain, which every program reads; use a suite of your own")
-        }
-        if inDefaultDirectory, name == UserDefaultsStorage.standardDomainName {
-            throw refuse(
-                "it is this program's own domain; use `Defaults` or `DefaultsAdapter(defaults: .standard, keyStore:)`"
-            )
         }
     }
 

@@ -1,23 +1,20 @@
 import Foundation
 
-/// A suite on Foundation's `UserDefaults`, written through: every write is synchronized before it returns,
+/// An arbitrary `UserDefaults` instance, written through: every write is synchronized before it returns,
 /// because Foundation on Linux writes nothing otherwise, not even at exit.
+///
+/// TypedDefaults cannot learn an instance's file from Foundation, so an adapter over one (other than
+/// `.standard`) goes through Foundation and has Foundation's limits across processes: no lock, in-place
+/// rewrites, stale reads. Suites opened by name use ``FileStorage`` instead.
 final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
     // `UserDefaults` is not Sendable: every call into `defaults` happens while holding `foundationLock`.
     private let defaults: UserDefaults
-
-    /// The persistent domain's name when it is known: the suite's name, or the program's for `.standard`.
-    private let domainName: String?
 
     let suiteName: String
 
     /// Serializes TypedDefaults' calls into Foundation, and so makes each write-and-synchronize atomic with
     /// respect to the others in this process.
     private static let foundationLock = NSLock()
-
-    /// The name Foundation gives `.standard`'s domain on Linux: the bundle identifier, or else the executable's
-    /// name (so a renamed binary starts from empty settings).
-    static let standardDomainName = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
 
     /// Keys that Foundation's own argument domain answers for, with raw strings.
     ///
@@ -29,30 +26,7 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
 
     init(defaults: UserDefaults) {
         self.defaults = defaults
-        if defaults === UserDefaults.standard {
-            domainName = Self.standardDomainName
-            suiteName = "standard"
-        } else {
-            domainName = nil
-            suiteName = "UserDefaults instance"
-        }
-    }
-
-    /// Opens the suite `suiteName` in Foundation's config directory, or in `directory`.
-    ///
-    /// Foundation (CFPreferences) treats a domain name that is an absolute path as the path of the file
-    /// without `.plist`; a suite in a directory of the caller's choosing is opened that way.
-    init(suiteName: String, directory: URL?) throws(DefaultsError) {
-        try SuiteName.validate(suiteName, inDefaultDirectory: directory == nil)
-        let domain = try directory.map { directory throws(DefaultsError) in
-            try SuiteName.validatedPath(of: directory) + "/" + suiteName
-        }
-        guard let defaults = UserDefaults(suiteName: domain ?? suiteName) else {
-            throw .invalidSuiteName(suiteName, reason: "Foundation refused to open it")
-        }
-        self.defaults = defaults
-        self.domainName = domain ?? suiteName
-        self.suiteName = suiteName
+        self.suiteName = "UserDefaults instance"
     }
 
     func value(forKey key: String) -> PropertyListValue? {
@@ -107,15 +81,33 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
         }
     }
 
-    /// The keys this suite's own file holds.
-    ///
-    /// Reads also see values that show through from `.GlobalPreferences`, `ByHost` and `/usr/local/etc`
-    /// files; those are not the suite's and are left out. For a `UserDefaults` instance whose domain is
-    /// unknown, values registered with `register(defaults:)` count too.
+    func modify(
+        _ key: String,
+        _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
+    ) throws(DefaultsError) {
+        try Self.withFoundation { () throws(DefaultsError) in
+            let current = defaults.object(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+            if let value = try transform(current) {
+                defaults.set(value.foundationObject, forKey: key)
+            } else {
+                defaults.removeObject(forKey: key)
+            }
+            try synchronize(key: key)
+        }
+    }
+
+    /// Writes are synchronized as they happen.
+    func flush() {}
+
+    func scheduleFlush(within delay: Duration) {}
+
+    func checkFile() {}
+
+    /// The keys the instance's own file holds, and any registered with `register(defaults:)` (an instance
+    /// does not tell its domain's name); values showing through from `.GlobalPreferences`, `ByHost` and
+    /// `/usr/local/etc` files are left out.
     private func storedKeys() -> Set<String> {
-        let domain =
-            domainName.flatMap { defaults.persistentDomain(forName: $0) } ?? defaults.dictionaryRepresentation()
-        return Set(domain.keys)
+        Set(defaults.dictionaryRepresentation().keys)
     }
 
     private func synchronize(key: String?) throws(DefaultsError) {

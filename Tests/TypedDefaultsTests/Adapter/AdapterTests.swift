@@ -57,28 +57,28 @@ struct AdapterTests {
         #expect(defaults[key: flag] == true)
     }
 
-    @Test("UserDefaults[key] is the same storage with sugar")
-    func userDefaultsSubscript() throws {
+    @Test("UserDefaults[key] and an adapter over a UserDefaults instance write through Foundation")
+    func userDefaultsInstance() throws {
         let suite = IsolatedSuite()
         let foundation = suite.foundationDefaults()
         let flag = Key<Bool>("flag", default: false)
         foundation[flag] = true
-        #expect(suite.adapter[key: flag] == true)
-        suite.adapter.launchCount = 7
-        #expect(foundation[suite.adapter.keyStore.launchCount] == 7)
-        #expect(foundation.integer(forKey: "launchCount") == 7)
-        #expect(try suite.fileContents()["flag"] as? Bool == true)
-    }
+        #expect(foundation[flag] == true)
+        #expect(foundation.bool(forKey: "flag"))
 
-    @Test("an adapter over any UserDefaults instance")
-    func adapterOverInstance() {
-        let suite = IsolatedSuite()
-        let defaults = DefaultsAdapter(defaults: suite.foundationDefaults(), keyStore: DefaultsKeys())
+        let defaults = DefaultsAdapter(defaults: foundation, keyStore: DefaultsKeys())
         defaults.launchCount = 12
-        #expect(suite.adapter.launchCount == 12)
+        #expect(foundation.integer(forKey: "launchCount") == 12)
         #expect(defaults.hasKey(\.launchCount))
+        // Written through to the file, where a suite opened by name reads it.
+        let file = try suite.fileContents()
+        #expect(file["flag"] as? Bool == true)
+        #expect(file["launchCount"] as? Int == 12)
+        #expect(suite.adapter.launchCount == 12)
+
         defaults.removeAll()
-        #expect(!suite.adapter.hasKey(\.launchCount))
+        #expect(!defaults.hasKey(\.launchCount))
+        #expect(foundation.object(forKey: "flag") == nil)
     }
 
     @Test("hasKey answers for stored values only; reset brings the default back")

@@ -47,7 +47,7 @@ struct StandardDefaultsTests {
         #expect(second.settings["flag"] == "true")
     }
 
-    @Test("values showing through from .GlobalPreferences are read, but hasKey is false for them")
+    @Test("values in .GlobalPreferences do not show through: a suite reads its own file only")
     func globalPreferencesShowThrough() throws {
         let directory = TemporaryConfigDirectory()
         let global = try PropertyListSerialization.data(
@@ -58,7 +58,7 @@ struct StandardDefaultsTests {
         try global.write(to: directory.plist(".GlobalPreferences"))
 
         let probe = try Helper.run(["probe-key", "app.suite", "globalKey"], configDirectory: directory.url)
-        #expect(probe.settings["value"] == "from-global")
+        #expect(probe.settings["value"] == "nil")
         #expect(probe.settings["hasKey"] == "false")
     }
 }

@@ -13,7 +13,12 @@ final class IsolatedSuite: Sendable {
     let adapter: DefaultsAdapter<DefaultsKeys>
 
     /// Creates the suite; `fileContents` is written to its file first, as another program would have left it.
-    init(fileContents: [String: Any]? = nil, launchArguments: LaunchArguments = .ignored) {
+    /// Writes are immediate unless a test asks otherwise, so a test can look at the file right after a write.
+    init(
+        fileContents: [String: Any]? = nil,
+        launchArguments: LaunchArguments = .ignored,
+        writePolicy: WritePolicy = .immediate
+    ) {
         DiagnosticsRecorder.install()
         name = "tests.\(UUID().uuidString)"
         if let fileContents {
@@ -24,21 +29,25 @@ final class IsolatedSuite: Sendable {
             suiteName: name,
             directory: directory.url,
             keyStore: DefaultsKeys(),
-            launchArguments: launchArguments
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
         )
     }
 
     var fileURL: URL { directory.plist(name) }
 
     /// Another adapter on the same suite.
-    func secondAdapter<KeyStore>(keyStore: KeyStore, launchArguments: LaunchArguments = .ignored) throws
-        -> DefaultsAdapter<KeyStore>
-    {
+    func secondAdapter<KeyStore>(
+        keyStore: KeyStore,
+        launchArguments: LaunchArguments = .ignored,
+        writePolicy: WritePolicy = .immediate
+    ) throws -> DefaultsAdapter<KeyStore> {
         try DefaultsAdapter(
             suiteName: name,
             directory: directory.url,
             keyStore: keyStore,
-            launchArguments: launchArguments
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
         )
     }
 

@@ -1,0 +1,277 @@
+import Dispatch
+import Foundation
+
+/// A suite stored in its own property-list file, shared by every adapter on that file in the process.
+///
+/// Reads come from an in-memory copy of the file, refreshed when the file changes (checked at most every
+/// ``freshnessInterval``), so another process's flushed writes show up within that bound. Writes go to the
+/// copy at once and to the file when flushed: under the suite's file lock, the current file is read,
+/// this process's changes are applied on top key by key, and the result replaces the file atomically.
+/// Nothing is dropped because it equals a stale cached value (Foundation's trap), and a write that fails is
+/// kept and retried.
+final class FileStorage: DefaultsStorage {
+    /// How stale a read may be: the file is checked for a newer version at most this often.
+    static let freshnessInterval: UInt64 = 50_000_000
+
+    let suiteName: String
+    let file: SuiteFile
+    private let state: Locked<State>
+    /// Serializes this process's flushes and read-modify-writes; the file lock does so across processes.
+    private let writeLock = NSLock()
+    private let flushQueue: DispatchQueue
+
+    private struct PendingWrite: Sendable {
+        var value: PropertyListValue?
+        var generation: UInt64
+    }
+
+    private struct State: Sendable {
+        var stored: [String: PropertyListValue] = [:]
+        var version: SuiteFile.Version?
+        var loaded = false
+        var lastCheck: UInt64 = 0
+        var pending: [String: PendingWrite] = [:]
+        /// The generation of a pending `removeAll`, which the next flush applies before `pending`.
+        var pendingClear: UInt64?
+        var generation: UInt64 = 0
+        var flushScheduled = false
+        var retryDelay: Duration = .milliseconds(250)
+        /// Why the file could not be used at the last look, for `checkFile()`.
+        var problem: DefaultsError?
+        /// The damaged version already preserved, so it is copied once.
+        var preservedVersion: SuiteFile.Version?
+        var preservedPath: String?
+        /// Diagnostics to deliver once the lock is released: a handler may itself read this suite.
+        var outbox: [DefaultsDiagnostic] = []
+    }
+
+    /// Runs `body` on the state under its lock, then delivers the diagnostics it noted.
+    private func withState<Result, Failure>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let (result, diagnostics) = try state.withLock { state throws(Failure) in
+            let result = try body(&state)
+            defer { state.outbox.removeAll() }
+            return (result, state.outbox)
+        }
+        for diagnostic in diagnostics { DefaultsDiagnostics.report(diagnostic, oncePerProcess: false) }
+        return result
+    }
+
+    private init(file: SuiteFile, suiteName: String) {
+        self.file = file
+        self.suiteName = suiteName
+        self.state = Locked(State())
+        self.flushQueue = DispatchQueue(label: "TypedDefaults.flush." + suiteName)
+    }
+
+    // MARK: One storage per file
+
+    private static let registry = Locked<[String: FileStorage]>([:])
+
+    /// The storage for the suite `suiteName` in `directory`, shared by every adapter in the process.
+    static func shared(directory: String, suiteName: String, displayName: String) -> FileStorage {
+        let file = SuiteFile(directory: directory, suiteName: suiteName)
+        return registry.withLock { storages in
+            if let existing = storages[file.path] { return existing }
+            let storage = FileStorage(file: file, suiteName: displayName)
+            storages[file.path] = storage
+            _ = exitFlush
+            return storage
+        }
+    }
+
+    /// Foundation writes nothing at exit; TypedDefaults flushes every suite when the process exits normally.
+    private static let exitFlush: Void = {
+        atexit { FileStorage.flushAllBeforeExit() }
+    }()
+
+    private static func flushAllBeforeExit() {
+        for storage in registry.withLock({ Array($0.values) }) {
+            do {
+                try storage.flush()
+            } catch {
+                storage.report(.writeFailed, key: nil, "\(error.description); pending writes are lost at exit")
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    func value(forKey key: String) -> PropertyListValue? {
+        withState { state in
+            refreshIfStale(&state)
+            if let pending = state.pending[key] { return pending.value }
+            if state.pendingClear != nil { return nil }
+            return state.stored[key]
+        }
+    }
+
+    func hasValue(forKey key: String) -> Bool { value(forKey: key) != nil }
+
+    func checkFile() throws(DefaultsError) {
+        let problem = withState { state in
+            state.lastCheck = 0
+            refreshIfStale(&state)
+            return state.problem
+        }
+        if let problem { throw problem }
+    }
+
+    /// Reloads the file if it changed since it was last read, at most every ``freshnessInterval``.
+    private func refreshIfStale(_ state: inout State) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if state.loaded, now &- state.lastCheck < Self.freshnessInterval { return }
+        state.lastCheck = now
+        do {
+            if state.loaded, state.problem == nil, try file.currentVersion() == state.version { return }
+            (state.stored, state.version) = try resolve(file.read(), &state)
+        } catch {
+            // Unreadable or unsafe: keep what was read before, and say so once.
+            if state.problem != error {
+                note(error.diagnosticKind, "\(error.description); reading defaults and earlier values", in: &state)
+            }
+            state.problem = error
+        }
+        state.loaded = true
+    }
+
+    /// The values a read of the file stands for. A damaged file is preserved beside itself (once) and
+    /// stands for the last good copy, or for nothing.
+    private func resolve(
+        _ contents: SuiteFile.Contents,
+        _ state: inout State
+    ) throws(DefaultsError) -> ([String: PropertyListValue], SuiteFile.Version?) {
+        switch contents {
+        case .missing:
+            state.problem = nil
+            return ([:], nil)
+        case .values(let values, let version):
+            state.problem = nil
+            return (values, version)
+        case .damaged(let data, let version, let reason):
+            if state.preservedVersion != version {
+                let preserved = try file.preserveDamaged(data)
+                state.preservedVersion = version
+                state.preservedPath = preserved
+                let recovered = file.readBackup() != nil
+                note(
+                    .damagedFile,
+                    "\(file.path) is damaged (\(reason)); preserved it as \(preserved) and "
+                        + (recovered ? "recovered the last good copy" : "read defaults until the next write"),
+                    in: &state
+                )
+            }
+            state.problem = .damagedFile(path: file.path, preservedAt: state.preservedPath ?? "", reason: reason)
+            return (file.readBackup() ?? [:], version)
+        }
+    }
+
+    // MARK: Writing
+
+    func setValue(_ value: PropertyListValue?, forKey key: String) {
+        withState { state in
+            state.generation += 1
+            state.pending[key] = PendingWrite(value: value, generation: state.generation)
+        }
+    }
+
+    func removeAll() {
+        withState { state in
+            state.generation += 1
+            state.pending.removeAll()
+            state.pendingClear = state.generation
+        }
+    }
+
+    func flush() throws(DefaultsError) {
+        guard withState({ !$0.pending.isEmpty || $0.pendingClear != nil }) else { return }
+        try write { _ in }
+    }
+
+    func modify(
+        _ key: String,
+        _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
+    ) throws(DefaultsError) {
+        try write { values throws(DefaultsError) in values[key] = try transform(values[key]) }
+    }
+
+    /// Under the file lock: reads the file, applies the pending writes and then `change`, and writes the
+    /// result. The file is written even when nothing is pending if `change` may change something.
+    private func write(
+        _ change: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        let (pending, pendingClear, generation) = withState { ($0.pending, $0.pendingClear, $0.generation) }
+        var unchanged = pending.isEmpty && pendingClear == nil
+        let (values, version) = try file.withExclusiveLock { () throws(DefaultsError) in
+            let current = try file.read()
+            var values = try withState { state throws(DefaultsError) in try resolve(current, &state).0 }
+            if pendingClear != nil { values.removeAll() }
+            for (key, write) in pending { values[key] = write.value }
+            let before = values
+            try change(&values)
+            if values != before { unchanged = false }
+            if unchanged, case .values = current { return (values, try file.currentVersion()) }
+            return (values, try file.write(values))
+        }
+        withState { state in
+            state.stored = values
+            state.version = version
+            state.loaded = true
+            state.problem = nil
+            state.lastCheck = DispatchTime.now().uptimeNanoseconds
+            state.pending = state.pending.filter { $0.value.generation > generation }
+            if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
+        }
+    }
+
+    func scheduleFlush(within delay: Duration) {
+        let schedule = withState { state in
+            if state.flushScheduled { return false }
+            state.flushScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        flushQueue.asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
+            withState { $0.flushScheduled = false }
+            do throws(DefaultsError) {
+                try flush()
+                withState { $0.retryDelay = .milliseconds(250) }
+            } catch {
+                let retry = withState { state in
+                    defer { state.retryDelay = min(state.retryDelay * 2, .seconds(30)) }
+                    return state.retryDelay
+                }
+                report(.writeFailed, key: nil, "\(error.description); trying again in \(retry)")
+                scheduleFlush(within: retry)
+            }
+        }
+    }
+
+    private func note(_ kind: DefaultsDiagnostic.Kind, _ message: String, in state: inout State) {
+        state.outbox.append(DefaultsDiagnostic(kind: kind, suite: suiteName, key: nil, message: message))
+    }
+
+    private func report(_ kind: DefaultsDiagnostic.Kind, key: String?, _ message: String) {
+        DefaultsDiagnostics.report(
+            DefaultsDiagnostic(kind: kind, suite: suiteName, key: key, message: message),
+            oncePerProcess: false
+        )
+    }
+}
+
+extension DefaultsError {
+    fileprivate var diagnosticKind: DefaultsDiagnostic.Kind {
+        if case .damagedFile = self { .damagedFile } else { .unreadableFile }
+    }
+}
+
+extension Duration {
+    /// Seconds, for Dispatch.
+    fileprivate var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,329 @@
+#if canImport(Glibc)
+import Glibc
+private let systemRead = Glibc.read
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemRead = Darwin.read
+private let systemWrite = Darwin.write
+#endif
+import Foundation
+
+/// One suite's property-list file: the only code in TypedDefaults that touches the file system.
+///
+/// Foundation rewrites a suite's file in place (truncate, then write), so a crash, a `kill -9` or a full disk
+/// in the middle destroys it, and it replaces a file it cannot parse with an empty one. This type writes a
+/// temporary file, syncs it, renames it over the suite's file and syncs the directory, so the file on disk
+/// is always either the old version or the new one. Writers take an exclusive `flock` on a lock file beside
+/// it (`.<suite>.plist.lock`), so writers in several processes merge instead of overwriting each other.
+/// Readers need no lock: a rename never exposes a half-written file. A copy of the last version written
+/// (`.<suite>.plist.backup`) lets a suite recover when another program tears the file.
+struct SuiteFile: Sendable {
+    /// What identifies one version of the file: a rename makes a new inode, an in-place rewrite a new size or
+    /// modification time.
+    struct Version: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+
+        static func == (lhs: Version, rhs: Version) -> Bool {
+            lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        }
+    }
+
+    /// What the file holds.
+    enum Contents: Sendable {
+        case missing
+        case values([String: PropertyListValue], Version)
+        case damaged(Data, Version, reason: String)
+    }
+
+    let path: String
+    let directory: String
+    private let fileName: String
+
+    init(directory: String, suiteName: String) {
+        self.directory = directory
+        self.fileName = suiteName + ".plist"
+        self.path = directory + "/" + fileName
+    }
+
+    private var lockPath: String { directory + "/." + fileName + ".lock" }
+    private var backupPath: String { directory + "/." + fileName + ".backup" }
+
+    /// The number of times any suite file was written in this process, for benchmarks and tests.
+    static var writeCount: Int { writes.withLock { $0 } }
+    private static let writes = Locked(0)
+
+    // MARK: Reading
+
+    /// The current version, without reading the file; `nil` when there is no file.
+    func currentVersion() throws(DefaultsError) -> Version? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw unreadable(errno)
+        }
+        try checkRegularFile(info)
+        return Version(info)
+    }
+
+    /// Reads and parses the file. A symbolic link is followed for reading (a dotfile manager may link the
+    /// file); anything but a regular file at the end of it is refused.
+    func read() throws(DefaultsError) -> Contents {
+        // O_NONBLOCK: opening a FIFO must not hang the process.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return .missing }
+            throw unreadable(errno)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw unreadable(errno) }
+        try checkRegularFile(info)
+        let data = try readAll(descriptor, sizeHint: Int(info.st_size))
+        switch Self.parse(data) {
+        case .success(let values): return .values(values, Version(info))
+        case .failure(let problem): return .damaged(data, Version(info), reason: problem.reason)
+        }
+    }
+
+    /// The values of the last version this process wrote, if that copy is intact.
+    func readBackup() -> [String: PropertyListValue]? {
+        guard let data = FileManager.default.contents(atPath: backupPath) else { return nil }
+        return try? Self.parse(data).get()
+    }
+
+    struct ParseProblem: Error {
+        var reason: String
+    }
+
+    static func parse(_ data: Data) -> Result<[String: PropertyListValue], ParseProblem> {
+        guard !data.isEmpty else { return .failure(ParseProblem(reason: "the file is empty")) }
+        let root: Any
+        do {
+            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            return .failure(ParseProblem(reason: "it is not a property list (truncated, or another format)"))
+        }
+        guard case .dictionary(let values)? = PropertyListValue(foundationObject: root) else {
+            return .failure(ParseProblem(reason: "its root is not a dictionary with string keys"))
+        }
+        return .success(values)
+    }
+
+    // MARK: Writing
+
+    /// Runs `body` holding the exclusive lock that every TypedDefaults writer of this suite, in any process,
+    /// takes before reading the file to merge into it.
+    func withExclusiveLock<Result>(_ body: () throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
+        try createDirectory()
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw writeFailed("cannot open the lock file \(lockPath)", errno) }
+        // Closing the descriptor releases the lock, also when the process dies holding it.
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw writeFailed("cannot lock \(lockPath)", errno) }
+        }
+        return try body()
+    }
+
+    /// Replaces the file with `values`, atomically and durably, and returns the new version.
+    @discardableResult
+    func write(_ values: [String: PropertyListValue]) throws(DefaultsError) -> Version {
+        try createDirectory()
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw .unsafeFile(
+                    path: path,
+                    reason: "it is a symbolic link, and TypedDefaults never writes through a link; "
+                        + "replace the link with the file it points to"
+                )
+            }
+            try checkRegularFile(info)
+        }
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(
+                fromPropertyList: values.mapValues(\.foundationObject),
+                format: .xml,
+                options: 0
+            )
+        } catch {
+            throw writeFailed("the values could not be serialized (\(error))", nil)
+        }
+        let temporary = try writeTemporaryCopy(of: data, durably: true)
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw writeFailed("cannot rename the new file into place", code)
+        }
+        syncDirectory()
+        Self.writes.withLock { $0 += 1 }
+
+        // The backup is a convenience for recovering from a foreign writer tearing the file: best effort,
+        // not synced (the file just written is).
+        if let backup = try? writeTemporaryCopy(of: data, durably: false), rename(backup, backupPath) != 0 {
+            unlink(backup)
+        }
+
+        guard let version = try currentVersion() else {
+            throw writeFailed("the file vanished right after it was written", nil)
+        }
+        return version
+    }
+
+    /// Copies a damaged file's bytes beside it, under a name that says what it is, before anything replaces
+    /// it; returns the copy's path.
+    func preserveDamaged(_ data: Data) throws(DefaultsError) -> String {
+        let stamp = Self.timestampForFileName()
+        for attempt in 1...100 {
+            let candidate = path + ".damaged-" + stamp + (attempt == 1 ? "" : "-\(attempt)")
+            let descriptor = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor < 0 {
+                if errno == EEXIST { continue }
+                throw writeFailed("cannot preserve the damaged file as \(candidate)", errno)
+            }
+            defer { close(descriptor) }
+            try writeAll(data, to: descriptor, path: candidate)
+            guard fsync(descriptor) == 0 else { throw writeFailed("cannot sync \(candidate)", errno) }
+            return candidate
+        }
+        throw writeFailed("too many preserved copies of \(path) this second", nil)
+    }
+
+    // MARK: Helpers
+
+    private func writeTemporaryCopy(of data: Data, durably: Bool) throws(DefaultsError) -> String {
+        let temporary = directory + "/." + fileName + ".tmp-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw writeFailed("cannot create \(temporary)", errno) }
+        do throws(DefaultsError) {
+            try writeAll(data, to: descriptor, path: temporary)
+            if durably, fsync(descriptor) != 0 { throw writeFailed("cannot sync \(temporary)", errno) }
+            close(descriptor)
+            return temporary
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    private func writeAll(_ data: Data, to descriptor: Int32, path: String) throws(DefaultsError) {
+        let failure: Int32? = data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+        if let failure { throw writeFailed("cannot write \(path)", failure) }
+    }
+
+    private func readAll(_ descriptor: Int32, sizeHint: Int) throws(DefaultsError) -> Data {
+        var data = Data(capacity: max(sizeHint, 0))
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw unreadable(errno)
+            }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// Creates the directory and any missing parents with mode 0700, as Foundation does.
+    private func createDirectory() throws(DefaultsError) {
+        var info = stat()
+        if stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return }
+        var partial = ""
+        for component in directory.split(separator: "/") {
+            partial += "/" + component
+            if mkdir(partial, 0o700) != 0, errno != EEXIST {
+                throw writeFailed("cannot create the directory \(partial)", errno)
+            }
+        }
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .unsafeFile(path: directory, reason: "it is not a directory")
+        }
+    }
+
+    private func syncDirectory() {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    private func checkRegularFile(_ info: stat) throws(DefaultsError) {
+        let kind: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        default: kind = "not a regular file"
+        }
+        throw .unsafeFile(path: path, reason: "it is \(kind), not a property-list file")
+    }
+
+    private func unreadable(_ code: Int32) -> DefaultsError {
+        .unreadableFile(path: path, reason: String(cString: strerror(code)))
+    }
+
+    private func writeFailed(_ what: String, _ code: Int32?) -> DefaultsError {
+        .writeFailed(
+            suite: path,
+            key: nil,
+            reason: what + (code.map { ": " + String(cString: strerror($0)) } ?? "")
+        )
+    }
+
+    private static func timestampForFileName() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        return String(
+            format: "%04d%02d%02d-%02d%02d%02d",
+            parts.tm_year + 1900,
+            parts.tm_mon + 1,
+            parts.tm_mday,
+            parts.tm_hour,
+            parts.tm_min,
+            parts.tm_sec
+        )
+    }
+}
+
+extension SuiteFile.Version {
+    fileprivate init(_ info: stat) {
+        self.init(
+            device: UInt64(info.st_dev),
+            inode: UInt64(info.st_ino),
+            size: Int64(info.st_size),
+            modified: info.modificationTime
+        )
+    }
+}
+
+extension stat {
+    fileprivate var modificationTime: timespec {
+        #if canImport(Darwin)
+        st_mtimespec
+        #else
+        st_mtim
+        #endif
+    }
+}

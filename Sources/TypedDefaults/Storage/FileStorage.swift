@@ -136,8 +136,9 @@ final class FileStorage: DefaultsStorage {
         state.loaded = true
     }
 
-    /// The values a read of the file stands for. A damaged file is preserved beside itself (once) and
-    /// stands for the last good copy, or for nothing.
+    /// The values a read of the file stands for.
+    ///
+    /// A damaged file is preserved beside itself (once) and stands for the last good copy, or for nothing.
     private func resolve(
         _ contents: SuiteFile.Contents,
         _ state: inout State
@@ -196,8 +197,10 @@ final class FileStorage: DefaultsStorage {
         try write { values throws(DefaultsError) in values[key] = try transform(values[key]) }
     }
 
-    /// Under the file lock: reads the file, applies the pending writes and then `change`, and writes the
-    /// result. The file is written even when nothing is pending if `change` may change something.
+    /// Applies the pending writes and then `change` to the file, under the file lock.
+    ///
+    /// The file is read, changed and written back whole; it is left alone when nothing changed and it is
+    /// intact.
     private func write(
         _ change: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {

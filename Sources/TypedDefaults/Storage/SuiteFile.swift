@@ -70,8 +70,10 @@ struct SuiteFile: Sendable {
         return Version(info)
     }
 
-    /// Reads and parses the file. A symbolic link is followed for reading (a dotfile manager may link the
-    /// file); anything but a regular file at the end of it is refused.
+    /// Reads and parses the file.
+    ///
+    /// A symbolic link is followed for reading (a dotfile manager may link the file); anything but a regular
+    /// file at the end of it is refused.
     func read() throws(DefaultsError) -> Contents {
         // O_NONBLOCK: opening a FIFO must not hang the process.
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)

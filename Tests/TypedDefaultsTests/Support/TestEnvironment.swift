@@ -13,6 +13,7 @@ final class IsolatedSuite: Sendable {
     let adapter: DefaultsAdapter<DefaultsKeys>
 
     /// Creates the suite, with `fileContents` written to its file first as another program would have left it.
+    ///
     /// Writes are immediate unless a test asks otherwise, so a test can look at the file right after a write.
     init(
         fileContents: [String: Any]? = nil,

@@ -10,10 +10,25 @@
 //     TypedDefaultsTestHelper standard-flag                print `UserDefaults.standard[flag]`, then set it
 //     TypedDefaultsTestHelper probe-key <suite> <key>      print a String? key's value and hasKey
 //     TypedDefaultsTestHelper contract                     run the API the README and the issue promise
+//     TypedDefaultsTestHelper write-and-wait <suite> <key> <value>    write (coalesced), say so, then hang
+//     TypedDefaultsTestHelper exit-call <suite> <key> <value>         write (coalesced), then call exit(0)
+//     TypedDefaultsTestHelper write-distinct <suite> <prefix> <count> write keys <prefix>.0 ..., then return
+//     TypedDefaultsTestHelper increment <suite> <count>               modify `counter` += 1, count times
+//     TypedDefaultsTestHelper storm <suite>               immediate writes forever, printing each durable one
+//     TypedDefaultsTestHelper write-limited <suite> <bytes>           write past a file-size limit
 
 import Foundation
 import TypedDefaults
 import TypedDefaultsTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a line at once (no buffer), so a test that kills this process has seen every line said before.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
 
 extension DefaultsKeys {
     var launchCount: Key<Int> { .init("launchCount", default: 0) }
@@ -110,6 +125,70 @@ case "contract":
     print("afterReset=\(Defaults.launchCount)")
     Defaults.removeAll()
     print("afterRemoveAll=\(Defaults.hasKey(\.username)),\(Defaults[key: flag]),\(Defaults.recentFiles.count)")
+case "write-and-wait", "exit-call":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3 else { fail("\(arguments.first!) needs a suite, a key and a value") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    defaults[key: Key<String?>(rest[1])] = rest[2]
+    say("written")
+    if arguments.first == "exit-call" { exit(0) }
+    while true { sleep(60) }
+case "write-and-set":
+    // Changes `launchCount` and `username` behind another process's back.
+    guard let suite = arguments.dropFirst().first else { fail("write-and-set needs a suite") }
+    let defaults = try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)
+    defaults.launchCount = 2
+    defaults.username = "someone else"
+case "write-distinct":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3, let count = Int(rest[2]) else { fail("write-distinct needs a suite, a prefix and a count") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    for index in 0..<count {
+        defaults[key: Key<Int>("\(rest[1]).\(index % 25)", default: -1)] = index
+        if index % 10 == 0 { try defaults.flush() }
+    }
+case "increment":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let count = Int(rest[1]) else { fail("increment needs a suite and a count") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    for _ in 0..<count { try defaults.modify(Key<Int>("counter", default: 0)) { $0 += 1 } }
+case "storm":
+    guard let suite = arguments.dropFirst().first else { fail("storm needs a suite") }
+    let defaults = try DefaultsAdapter(
+        suiteName: suite,
+        keyStore: DefaultsKeys(),
+        launchArguments: .ignored,
+        writePolicy: .immediate
+    )
+    let payload = String(repeating: "payload ", count: 4096)
+    var index = defaults[key: Key<Int>("counter", default: 0)]
+    while true {
+        index += 1
+        defaults[key: Key<String>("payload", default: "")] = payload + "\(index)"
+        try defaults.set(index, for: Key<Int>("counter", default: 0))
+        say("durable \(index)")
+    }
+case "write-limited":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let limit = UInt(rest[1]) else { fail("write-limited needs a suite and a byte count") }
+    let defaults = try DefaultsAdapter(
+        suiteName: rest[0],
+        keyStore: DefaultsKeys(),
+        launchArguments: .ignored,
+        writePolicy: .immediate
+    )
+    // A file-size limit makes the write fail the way a full disk does (EFBIG instead of ENOSPC).
+    signal(SIGXFSZ, SIG_IGN)
+    var limits = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
+    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+    do {
+        try defaults.set(String(repeating: "x", count: Int(limit) * 2), for: Key<String>("big", default: ""))
+        say("result=written")
+    } catch {
+        say("result=\(error)")
+    }
+    // The refused value stays pending; leaving without it must not corrupt the file either.
+    exit(3)
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -52,6 +52,8 @@ let benchmarks: @Sendable () -> Void = {
             state.defaults.set(state.next, forKey: "k")
             blackHole(state.defaults.synchronize())
         }
+    } verify: { suite, state in
+        try suite.verifyFile(holds: state.next)
     }
 
     suiteBenchmark("Foundation get Int", configuration: reads) { suite in
@@ -69,12 +71,14 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: TypedDefaults
 
     suiteBenchmark("TypedDefaults set Int (write-through)", configuration: writes) { suite in
-        TypedState(adapter: try suite.adapter())
+        TypedState(adapter: try suite.adapter(writePolicy: .immediate))
     } body: { benchmark, state in
         for _ in benchmark.scaledIterations {
             state.next &+= 1
             try state.adapter.set(state.next, for: state.key)
         }
+    } verify: { suite, state in
+        try suite.verifyFile(holds: state.next)
     }
 
     suiteBenchmark("TypedDefaults get Int", configuration: reads) { suite in
@@ -96,12 +100,16 @@ let benchmarks: @Sendable () -> Void = {
 final class SuiteFixture {
     /// The value "k" holds before a benchmark starts (not the key's default, so reads really read it).
     static let seededValue = 42
+    static let seedKeyCount = 10
 
     let directory: URL
     let suiteName: String
 
     /// The suite name that makes Foundation on Linux use `<directory>/<suiteName>.plist`.
     var foundationSuiteName: String { directory.path + "/" + suiteName }
+
+    /// The suite's file, for Foundation and TypedDefaults alike.
+    var file: String { foundationSuiteName + ".plist" }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory
@@ -114,7 +122,7 @@ final class SuiteFixture {
     /// Ten keys of assorted types plus "k", written and synchronized through Foundation.
     private func seed() throws {
         let defaults = foundationDefaults()
-        for index in 0..<10 {
+        for index in 0..<Self.seedKeyCount {
             switch index % 4 {
             case 0: defaults.set(index * 1_000, forKey: "seed\(index)")
             case 1: defaults.set("seed value number \(index)", forKey: "seed\(index)")
@@ -124,9 +132,24 @@ final class SuiteFixture {
         }
         defaults.set(Self.seededValue, forKey: "k")
         guard defaults.synchronize() else { throw BenchmarkSetupError("could not write the seeded suite") }
-        let file = foundationSuiteName + ".plist"
-        guard FileManager.default.fileExists(atPath: file) else {
-            throw BenchmarkSetupError("the seeded suite is not at \(file)")
+        try verifyFile(holds: Self.seededValue)
+    }
+
+    /// Checks that the suite's file on disk holds `k == value` and still every seeded key.
+    func verifyFile(holds value: Int) throws {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw BenchmarkSetupError("the suite is not at \(file)")
+        }
+        let plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        guard let dictionary = plist as? [String: Any] else {
+            throw BenchmarkSetupError("\(file) does not hold a dictionary")
+        }
+        guard (dictionary["k"] as? NSNumber)?.intValue == value else {
+            throw BenchmarkSetupError("\(file) holds k = \(dictionary["k"] ?? "nothing"), expected \(value)")
+        }
+        let seeds = (0..<Self.seedKeyCount).filter { dictionary["seed\($0)"] != nil }.count
+        guard seeds == Self.seedKeyCount else {
+            throw BenchmarkSetupError("\(file) lost seeded keys: \(seeds) of \(Self.seedKeyCount) left")
         }
     }
 
@@ -134,8 +157,18 @@ final class SuiteFixture {
         UserDefaults(suiteName: foundationSuiteName)!
     }
 
-    func adapter() throws -> DefaultsAdapter<DefaultsKeys> {
-        try DefaultsAdapter(
+    /// An adapter on this suite; `writePolicy: nil` takes the library's default.
+    func adapter(writePolicy: WritePolicy? = nil) throws -> DefaultsAdapter<DefaultsKeys> {
+        if let writePolicy {
+            return try DefaultsAdapter(
+                suiteName: suiteName,
+                directory: directory,
+                keyStore: DefaultsKeys(),
+                launchArguments: .ignored,
+                writePolicy: writePolicy
+            )
+        }
+        return try DefaultsAdapter(
             suiteName: suiteName,
             directory: directory,
             keyStore: DefaultsKeys(),
@@ -151,7 +184,7 @@ final class SuiteFixture {
 /// A Foundation suite and the next value to write, so every write stores a new value.
 final class Counter {
     let defaults: UserDefaults
-    var next = 0
+    var next = SuiteFixture.seededValue
     init(defaults: UserDefaults) { self.defaults = defaults }
 }
 
@@ -159,7 +192,7 @@ final class Counter {
 final class TypedState {
     let adapter: DefaultsAdapter<DefaultsKeys>
     let key = Key<Int>("k", default: 0)
-    var next = 0
+    var next = SuiteFixture.seededValue
     init(adapter: DefaultsAdapter<DefaultsKeys>) { self.adapter = adapter }
 }
 
@@ -168,34 +201,66 @@ struct BenchmarkSetupError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Ends the benchmark process with a failure status.
+///
+/// package-benchmark 1.38.1 reports an error thrown by a setup hook or a benchmark (`benchmark.error`) but
+/// still exits 0 from a plain `run`; a benchmark process that exits non-zero does fail the run (exit 1,
+/// "benchmark job(s) failed during runtime"). A smoke run in CI must fail when a benchmark cannot do its
+/// work, so every failure here ends the process.
+func fail(_ benchmark: String, _ what: String, _ error: any Error) -> Never {
+    FileHandle.standardError.write(Data("error: \(benchmark): \(what) failed: \(error)\n".utf8))
+    exit(EXIT_FAILURE)
+}
+
 /// Holds one benchmark's fixture between its setup, its runs and its teardown.
 final class StateHolder<State> {
     var fixture: SuiteFixture?
     var state: State?
 }
 
-/// Registers a benchmark on a fresh seeded suite: `makeState` runs in the setup (not measured), `body` is
-/// measured, and the teardown removes the suite's temporary directory.
+/// Registers a benchmark on a fresh seeded suite.
+///
+/// `makeState` runs in the setup (not measured), `body` is measured, and the teardown runs `verify` (checks
+/// of what the benchmark left on disk) and removes the suite's temporary directory. Any error ends the
+/// process with a failure status (see ``fail(_:_:_:)``).
 func suiteBenchmark<State>(
     _ name: String,
     configuration: Benchmark.Configuration,
     makeState: @escaping (SuiteFixture) throws -> State,
-    body: @escaping (Benchmark, State) throws -> Void
+    body: @escaping (Benchmark, State) throws -> Void,
+    verify: ((SuiteFixture, State) throws -> Void)? = nil
 ) {
     let holder = StateHolder<State>()
-    Benchmark(name, configuration: configuration) { (benchmark: Benchmark) throws in
-        guard let state = holder.state else {
-            benchmark.error("setup did not run")
-            return
+    Benchmark(name, configuration: configuration) { (benchmark: Benchmark) in
+        guard let state = holder.state else { fail(name, "benchmark", BenchmarkSetupError("setup did not run")) }
+        do {
+            try body(benchmark, state)
+        } catch {
+            fail(name, "benchmark", error)
         }
-        try body(benchmark, state)
     } setup: {
-        let fixture = try SuiteFixture()
-        holder.fixture = fixture
-        holder.state = try makeState(fixture)
+        do {
+            let fixture = try SuiteFixture()
+            holder.fixture = fixture
+            holder.state = try makeState(fixture)
+        } catch {
+            holder.fixture?.remove()
+            fail(name, "setup", error)
+        }
     } teardown: {
-        holder.state = nil
-        holder.fixture?.remove()
-        holder.fixture = nil
+        guard let fixture = holder.fixture else { return }
+        defer {
+            holder.state = nil
+            holder.fixture = nil
+            fixture.remove()
+        }
+        if let verify, let state = holder.state {
+            do {
+                try verify(fixture, state)
+            } catch {
+                fixture.remove()
+                fail(name, "verification after the run", error)
+            }
+        }
     }
 }

@@ -41,6 +41,10 @@ final class FileStorage: DefaultsStorage {
         /// The damaged version already preserved, so it is copied once.
         var preservedVersion: SuiteFile.Version?
         var preservedPath: String?
+        /// Whether this process has cleared temporary files left by killed writers.
+        var sweptTemporaryFiles = false
+        /// How many times this storage wrote the file.
+        var fileWrites = 0
         /// Diagnostics to deliver once the lock is released: a handler may itself read this suite.
         var outbox: [DefaultsDiagnostic] = []
     }
@@ -95,6 +99,9 @@ final class FileStorage: DefaultsStorage {
             }
         }
     }
+
+    /// How many times this storage wrote its file, for tests and benchmarks.
+    var fileWriteCount: Int { withState { $0.fileWrites } }
 
     // MARK: Reading
 
@@ -208,7 +215,12 @@ final class FileStorage: DefaultsStorage {
         defer { writeLock.unlock() }
         let (pending, pendingClear, generation) = withState { ($0.pending, $0.pendingClear, $0.generation) }
         var unchanged = pending.isEmpty && pendingClear == nil
+        let sweep = withState { state in
+            defer { state.sweptTemporaryFiles = true }
+            return !state.sweptTemporaryFiles
+        }
         let (values, version) = try file.withExclusiveLock { () throws(DefaultsError) in
+            if sweep { file.removeAbandonedTemporaryFiles() }
             let current = try file.read()
             var values = try withState { state throws(DefaultsError) in try resolve(current, &state).0 }
             if pendingClear != nil { values.removeAll() }
@@ -217,7 +229,9 @@ final class FileStorage: DefaultsStorage {
             try change(&values)
             if values != before { unchanged = false }
             if unchanged, case .values = current { return (values, try file.currentVersion()) }
-            return (values, try file.write(values))
+            let version = try file.write(values)
+            withState { $0.fileWrites += 1 }
+            return (values, version)
         }
         withState { state in
             state.stored = values

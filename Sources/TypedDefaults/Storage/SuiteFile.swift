@@ -53,10 +53,6 @@ struct SuiteFile: Sendable {
     private var lockPath: String { directory + "/." + fileName + ".lock" }
     private var backupPath: String { directory + "/." + fileName + ".backup" }
 
-    /// The number of times any suite file was written in this process, for benchmarks and tests.
-    static var writeCount: Int { writes.withLock { $0 } }
-    private static let writes = Locked(0)
-
     // MARK: Reading
 
     /// The current version, without reading the file; `nil` when there is no file.
@@ -164,7 +160,6 @@ struct SuiteFile: Sendable {
             throw writeFailed("cannot rename the new file into place", code)
         }
         syncDirectory()
-        Self.writes.withLock { $0 += 1 }
 
         // The backup is a convenience for recovering from a foreign writer tearing the file: best effort,
         // not synced (the file just written is).
@@ -176,6 +171,17 @@ struct SuiteFile: Sendable {
             throw writeFailed("the file vanished right after it was written", nil)
         }
         return version
+    }
+
+    /// Removes temporary files that writers killed mid-write left behind; call while holding the lock.
+    func removeAbandonedTemporaryFiles() {
+        let prefix = "." + fileName + ".tmp-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let writer = name.dropFirst(prefix.count).prefix { $0 != "-" }
+            guard let pid = pid_t(writer), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink(directory + "/" + name)
+        }
     }
 
     /// Copies a damaged file's bytes beside it, under a name that says what it is, before anything replaces

@@ -123,6 +123,57 @@ enum Helper {
         return testBinary.deletingLastPathComponent().appendingPathComponent("TypedDefaultsTestHelper")
     }
 
+    /// A helper still running: its output so far, and a way to kill it.
+    final class Running: Sendable {
+        let process: Process
+        let outputFile: URL
+
+        fileprivate init(process: Process, outputFile: URL) {
+            self.process = process
+            self.outputFile = outputFile
+        }
+
+        var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+
+        /// Waits (up to `timeout`) until the output contains `text`; returns whether it did.
+        func waitForOutput(containing text: String, timeout: Duration = .seconds(20)) -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if output.contains(text) { return true }
+                usleep(2000)
+            }
+            return false
+        }
+
+        /// Sends SIGKILL and waits for the process to be gone.
+        func kill() {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        deinit {
+            if process.isRunning { kill() }
+            try? FileManager.default.removeItem(at: outputFile)
+        }
+    }
+
+    /// Starts the helper and returns at once.
+    static func start(_ arguments: [String], configDirectory: URL) throws -> Running {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = configDirectory.path
+        environment["HOME"] = configDirectory.path
+        process.environment = environment
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("helper-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return Running(process: process, outputFile: outputFile)
+    }
+
     /// Runs the helper with `arguments`, its config directory and home set to `configDirectory`.
     static func run(_ arguments: [String], configDirectory: URL) throws -> Result {
         let process = Process()

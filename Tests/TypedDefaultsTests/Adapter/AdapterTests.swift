@@ -140,7 +140,8 @@ struct AdapterTests {
             suiteName: "plugin.\(UUID().uuidString)",
             directory: app.directory.url,
             keyStore: PluginKeys(),
-            launchArguments: .ignored
+            launchArguments: .ignored,
+            writePolicy: .immediate
         )
         #expect(plugin.launchCount == 100)
         plugin.launchCount += 1

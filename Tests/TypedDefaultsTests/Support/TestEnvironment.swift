@@ -60,6 +60,9 @@ final class IsolatedSuite: Sendable {
 
     /// The diagnostics reported for this suite so far.
     var diagnostics: [DefaultsDiagnostic] { DiagnosticsRecorder.diagnostics(forSuite: name) }
+
+    // Coalesced writes still pending would otherwise land after the directory is gone, and recreate it.
+    deinit { try? adapter.flush() }
 }
 
 /// Collects every diagnostic the test process reports; tests look up their own by suite name.
@@ -85,9 +88,21 @@ final class TemporaryConfigDirectory: Sendable {
     let url: URL
 
     init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("TypedDefaultsChild-\(UUID().uuidString)")
+        url = Self.root.appendingPathComponent(UUID().uuidString)
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
+
+    /// One directory per test process holds them all, and goes when the process exits: the test runner may
+    /// exit before the last tests' objects are released.
+    private static let root: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("TypedDefaultsTests-\(getpid())")
+        try! FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        atexit {
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("TypedDefaultsTests-\(getpid())")
+            try? FileManager.default.removeItem(at: root)
+        }
+        return root
+    }()
 
     func plist(_ suite: String) -> URL { url.appendingPathComponent(suite + ".plist") }
 
@@ -166,7 +181,7 @@ enum Helper {
         environment["XDG_CONFIG_HOME"] = configDirectory.path
         environment["HOME"] = configDirectory.path
         process.environment = environment
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("helper-\(UUID().uuidString)")
+        let outputFile = configDirectory.appendingPathComponent(".helper-out-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = FileHandle.nullDevice

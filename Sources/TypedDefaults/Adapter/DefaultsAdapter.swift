@@ -2,8 +2,9 @@ import Foundation
 
 /// Typed access to one suite of defaults, through the keys of a key store.
 ///
-/// Read and write with a key path into the key store, a dynamic member, or a ``Key`` value. Writes are on
-/// disk when the setter returns. Reads return the key's default when nothing usable is stored.
+/// Read and write with a key path into the key store, a dynamic member, or a ``Key`` value. Writes reach the
+/// disk as the adapter's ``WritePolicy`` says (by default within 100 ms, and always before a normal exit).
+/// Reads return the key's default when nothing usable is stored.
 ///
 /// An adapter is a small `Sendable` value: share it between threads and tasks freely. Several adapters can
 /// coexist, each with its own suite and key store (an app and its plug-ins, say).
@@ -127,7 +128,7 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
 // MARK: - Reading and writing
 
 extension DefaultsAdapter {
-    /// The value for a key of the key store; setting it writes through to disk.
+    /// The value for a key of the key store; setting it stores the value.
     ///
     /// ```swift
     /// Defaults[\.launchCount] += 1
@@ -137,7 +138,7 @@ extension DefaultsAdapter {
         nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
     }
 
-    /// The value for a key of the key store, by name; setting it writes through to disk.
+    /// The value for a key of the key store, by name; setting it stores the value.
     ///
     /// ```swift
     /// Defaults.volume -= 0.1
@@ -204,7 +205,7 @@ extension DefaultsAdapter {
     /// file is locked, so keep it short.
     ///
     /// ```swift
-    /// Defaults.modify(\.launchCount) { $0 += 1 }   // exact across threads and processes
+    /// try Defaults.modify(\.launchCount) { $0 += 1 }   // exact across threads and processes
     /// ```
     @discardableResult
     public func modify<Value>(
@@ -337,8 +338,9 @@ extension DefaultsAdapter {
 extension DefaultsAdapter {
     /// Whether the suite itself stores a value for the key.
     ///
-    /// Launch arguments and defaults do not count, and neither do values that Foundation on Linux shows
-    /// through from `.GlobalPreferences`, `ByHost` or `/usr/local/etc` files (reads do return those).
+    /// Launch arguments and defaults do not count, and neither do values in `.GlobalPreferences`, `ByHost` or
+    /// `/usr/local/etc` files, which Foundation on Linux shows through (for suites opened by name and
+    /// `.standard`, reads do not return them either).
     ///
     /// ```swift
     /// if !Defaults.hasKey(\.username) { askForName() }

@@ -3,8 +3,8 @@ import Foundation
 extension UserDefaults {
     /// The value for a typed key: TypedDefaults is just `UserDefaults` with sugar.
     ///
-    /// Reads and writes behave as through ``DefaultsAdapter``: typed, with the key's default, launch
-    /// arguments honoured, and every write on disk when the setter returns.
+    /// Reads and writes behave as through ``DefaultsAdapter/init(defaults:keyStore:launchArguments:writePolicy:)``
+    /// with the default policy: typed, with the key's default and launch arguments honoured.
     ///
     /// ```swift
     /// let flag = Key<Bool>("flag", default: false)

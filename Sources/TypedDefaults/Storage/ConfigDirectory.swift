@@ -13,7 +13,10 @@ enum ConfigDirectory {
     static func resolve(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(DefaultsError) -> String {
-        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+        // Foundation ignores a relative XDG_CONFIG_HOME, and "/" too.
+        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/"),
+            !trimmingTrailingSlash(configHome).isEmpty
+        {
             return trimmingTrailingSlash(configHome)
         }
         if let home = environment["HOME"], home.hasPrefix("/") {

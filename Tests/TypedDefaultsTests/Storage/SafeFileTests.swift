@@ -60,6 +60,7 @@ struct SafeFileTests {
             "a relative XDG_CONFIG_HOME is ignored, as Foundation does"
         )
         #expect(try ConfigDirectory.resolve(environment: ["XDG_CONFIG_HOME": "/cfg/"]) == "/cfg")
+        #expect(try ConfigDirectory.resolve(environment: ["XDG_CONFIG_HOME": "/", "HOME": "/h"]) == "/h/.config")
     }
 
     @Test("a suite created without a directory honours XDG_CONFIG_HOME in a real process")

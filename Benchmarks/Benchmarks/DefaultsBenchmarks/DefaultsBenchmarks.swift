@@ -9,15 +9,18 @@ import TypedDefaults
 // suite name that is an absolute path as the path of the file without ".plist", which is how the raw
 // Foundation suites land in the temporary directory; TypedDefaults does the same through `directory:`.
 //
-// Set TYPED_DEFAULTS_BENCH_SMOKE=1 for a quick pass (a handful of iterations per benchmark) in CI.
+// Set TYPED_DEFAULTS_BENCH_SMOKE=1 for a quick pass in CI (one warmup and five measured iterations each).
+// A benchmark that cannot do its work (setup, a write, or the check of the file afterwards fails) ends its
+// process with a failure status, so the run exits non-zero; see `fail(_:_:_:)`.
 
 let benchmarks: @Sendable () -> Void = {
     let smoke = ProcessInfo.processInfo.environment["TYPED_DEFAULTS_BENCH_SMOKE"].map { !$0.isEmpty && $0 != "0" }
         ?? false
     let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
 
-    // Writes are slow (each one re-reads, and with synchronize also rewrites, the suite's file): one per
-    // iteration. Reads are fast: a thousand per iteration, so results are per read (marked * in the output).
+    // Writes touch the file (a Foundation `set` re-reads it; `synchronize()` and a write-through write rewrite
+    // and sync it): one per iteration. Reads are fast: a thousand per iteration, so the results marked * in
+    // the output are per read.
     let writes = Benchmark.Configuration(
         metrics: metrics,
         warmupIterations: smoke ? 1 : 10,
@@ -70,6 +73,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: TypedDefaults
 
+    // `.immediate`: the value is on disk (synced, renamed into place) when `set` returns. The library's
+    // default policy coalesces writes instead, which would not measure a write-through write.
     suiteBenchmark("TypedDefaults set Int (write-through)", configuration: writes) { suite in
         TypedState(adapter: try suite.adapter(writePolicy: .immediate))
     } body: { benchmark, state in
@@ -81,6 +86,7 @@ let benchmarks: @Sendable () -> Void = {
         try suite.verifyFile(holds: state.next)
     }
 
+    // The library's default write policy; reads do not depend on it.
     suiteBenchmark("TypedDefaults get Int", configuration: reads) { suite in
         let state = TypedState(adapter: try suite.adapter())
         guard state.adapter[key: state.key] == SuiteFixture.seededValue else {

@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import TypedDefaults
+@_spi(Instrumentation) import TypedDefaults
 
 // Raw Foundation `UserDefaults` next to TypedDefaults, on real suites on disk.
 //
@@ -82,6 +82,47 @@ let benchmarks: @Sendable () -> Void = {
             state.next &+= 1
             try state.adapter.set(state.next, for: state.key)
         }
+    } verify: { suite, state in
+        try suite.verifyFile(holds: state.next)
+    }
+
+    // The default policy: a write lands in memory and is written to the file within 100 ms, together with the
+    // writes around it. A thousand writes per iteration, so the time is per write; the file writes that the
+    // iterations caused are counted.
+    suiteBenchmark("TypedDefaults set Int (coalesced)", configuration: reads) { suite in
+        TypedState(adapter: try suite.adapter())
+    } body: { benchmark, state in
+        for _ in benchmark.scaledIterations {
+            state.next &+= 1
+            state.adapter[key: state.key] = state.next
+        }
+    } verify: { suite, state in
+        try state.adapter.flush()
+        try suite.verifyFile(holds: state.next)
+    }
+
+    // A burst of 1,000 coalesced writes and a flush: how long until all are durable, and how many times the
+    // file was written for them (the "File writes" metric, per burst).
+    let fileWrites = BenchmarkMetric.custom("File writes", polarity: .prefersSmaller, useScalingFactor: false)
+    suiteBenchmark(
+        "TypedDefaults 1,000-write burst to durable",
+        configuration: Benchmark.Configuration(
+            metrics: metrics + [fileWrites],
+            warmupIterations: smoke ? 1 : 3,
+            scalingFactor: .one,
+            maxDuration: smoke ? .milliseconds(200) : .seconds(2),
+            maxIterations: smoke ? 5 : 200
+        )
+    ) { suite in
+        TypedState(adapter: try suite.adapter(writePolicy: .coalesced(within: .seconds(1))))
+    } body: { benchmark, state in
+        let before = state.adapter.fileWriteCount ?? 0
+        for _ in 0..<1_000 {
+            state.next &+= 1
+            state.adapter[key: state.key] = state.next
+        }
+        try state.adapter.flush()
+        benchmark.measurement(fileWrites, (state.adapter.fileWriteCount ?? 0) - before)
     } verify: { suite, state in
         try suite.verifyFile(holds: state.next)
     }

@@ -240,6 +240,7 @@ extension DefaultsAdapter {
     /// ```
     public func flush() throws(DefaultsError) {
         try storage.flush()
+        storage.finishBackgroundWork()
     }
 
     /// Makes every earlier write durable, without blocking the caller's thread.
@@ -252,11 +253,21 @@ extension DefaultsAdapter {
         let result = await withCheckedContinuation { continuation in
             DispatchQueue.global()
                 .async {
-                    continuation.resume(returning: Result { () throws(DefaultsError) in try storage.flush() })
+                    continuation.resume(
+                        returning: Result { () throws(DefaultsError) in
+                            try storage.flush()
+                            storage.finishBackgroundWork()
+                        }
+                    )
                 }
         }
         try result.get()
     }
+
+    /// How many times this process wrote the suite's file, for benchmarks; `nil` for storage without a file
+    /// of TypedDefaults' own.
+    @_spi(Instrumentation)
+    public var fileWriteCount: Int? { (storage as? FileStorage)?.fileWriteCount }
 
     /// Throws if the suite's file is damaged, unreadable or not a regular file.
     ///

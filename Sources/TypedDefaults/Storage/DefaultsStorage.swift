@@ -28,6 +28,9 @@ protocol DefaultsStorage: Sendable {
     /// Makes every earlier write durable before returning.
     func flush() throws(DefaultsError)
 
+    /// Waits for work that follows a write in the background (the backup copy of a file).
+    func finishBackgroundWork()
+
     /// Arranges for a flush within `delay` of now, unless one is already arranged.
     func scheduleFlush(within delay: Duration)
 

@@ -19,6 +19,8 @@ final class FileStorage: DefaultsStorage {
     /// Serializes this process's flushes and read-modify-writes; the file lock does so across processes.
     private let writeLock = NSLock()
     private let flushQueue: DispatchQueue
+    /// Writes the backup copy after a write returns, off the writer's path.
+    private let backupQueue: DispatchQueue
 
     private struct PendingWrite: Sendable {
         var value: PropertyListValue?
@@ -45,6 +47,8 @@ final class FileStorage: DefaultsStorage {
         var sweptTemporaryFiles = false
         /// How many times this storage wrote the file.
         var fileWrites = 0
+        /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
+        var pendingBackup: (data: Data, version: SuiteFile.Version)?
         /// Diagnostics to deliver once the lock is released: a handler may itself read this suite.
         var outbox: [DefaultsDiagnostic] = []
     }
@@ -67,6 +71,7 @@ final class FileStorage: DefaultsStorage {
         self.suiteName = suiteName
         self.state = Locked(State())
         self.flushQueue = DispatchQueue(label: "TypedDefaults.flush." + suiteName)
+        self.backupQueue = DispatchQueue(label: "TypedDefaults.backup." + suiteName)
     }
 
     // MARK: One storage per file
@@ -97,6 +102,7 @@ final class FileStorage: DefaultsStorage {
             } catch {
                 storage.report(.writeFailed, key: nil, "\(error.description); pending writes are lost at exit")
             }
+            storage.finishBackgroundWork()
         }
     }
 
@@ -221,7 +227,17 @@ final class FileStorage: DefaultsStorage {
         }
         let (values, version) = try file.withExclusiveLock { () throws(DefaultsError) in
             if sweep { file.removeAbandonedTemporaryFiles() }
-            let current = try file.read()
+            // The file as this process last read or wrote it needs no second reading: only its version is
+            // checked, under the lock, so another writer's change is never missed.
+            let known = withState { state in
+                state.problem == nil && state.loaded ? state.version.map { ($0, state.stored) } : nil
+            }
+            let current: SuiteFile.Contents
+            if let known, try file.currentVersion() == known.0 {
+                current = .values(known.1, known.0)
+            } else {
+                current = try file.read()
+            }
             var values = try withState { state throws(DefaultsError) in try resolve(current, &state).0 }
             if pendingClear != nil { values.removeAll() }
             for (key, write) in pending { values[key] = write.value }
@@ -229,8 +245,13 @@ final class FileStorage: DefaultsStorage {
             try change(&values)
             if values != before { unchanged = false }
             if unchanged, case .values = current { return (values, try file.currentVersion()) }
-            let version = try file.write(values)
-            withState { $0.fileWrites += 1 }
+            let (version, data) = try file.write(values)
+            let scheduleBackup = withState { state in
+                state.fileWrites += 1
+                defer { state.pendingBackup = (data, version) }
+                return state.pendingBackup == nil
+            }
+            if scheduleBackup { backupQueue.async { [self] in writeBackup() } }
             return (values, version)
         }
         withState { state in
@@ -242,6 +263,23 @@ final class FileStorage: DefaultsStorage {
             state.pending = state.pending.filter { $0.value.generation > generation }
             if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
         }
+    }
+
+    /// Writes the latest backup copy, under both locks so it never overwrites a newer writer's copy.
+    private func writeBackup() {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        guard
+            let backup = withState({ state in
+                defer { state.pendingBackup = nil }
+                return state.pendingBackup
+            })
+        else { return }
+        try? file.withExclusiveLock { file.writeBackup(backup.data, of: backup.version) }
+    }
+
+    func finishBackgroundWork() {
+        backupQueue.sync {}
     }
 
     func scheduleFlush(within delay: Duration) {

@@ -58,5 +58,7 @@ extension InMemoryStore: DefaultsStorage {
 
     func scheduleFlush(within delay: Duration) {}
 
+    func finishBackgroundWork() {}
+
     func checkFile() {}
 }

@@ -43,6 +43,10 @@ struct SuiteFile: Sendable {
     let path: String
     let directory: String
     private let fileName: String
+    private static let temporaryFileSerial = Locked(0)
+
+    /// The open lock file, kept between writes.
+    private let lockDescriptor = Locked<Int32>(-1)
 
     init(directory: String, suiteName: String) {
         self.directory = directory
@@ -116,24 +120,43 @@ struct SuiteFile: Sendable {
 
     /// Runs `body` holding the exclusive lock that every TypedDefaults writer of this suite, in any process,
     /// takes before reading the file to merge into it.
+    ///
+    /// The caller serializes its own calls (the lock is per open file, and one is kept open per suite).
     func withExclusiveLock<Result>(_ body: () throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
-        try createDirectory()
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw writeFailed("cannot open the lock file \(lockPath)", errno) }
-        // Closing the descriptor releases the lock, also when the process dies holding it.
-        defer { close(descriptor) }
+        let descriptor = try openLockFile()
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else { throw writeFailed("cannot lock \(lockPath)", errno) }
         }
+        // The lock is released by unlocking, and by the kernel when the process dies holding it.
+        defer { flock(descriptor, LOCK_UN) }
         return try body()
     }
 
-    /// Replaces the file with `values`, atomically and durably, and returns the new version.
-    @discardableResult
-    func write(_ values: [String: PropertyListValue]) throws(DefaultsError) -> Version {
+    /// The lock file's descriptor: the one kept open, unless the lock file was removed or replaced since
+    /// (then writers elsewhere lock the new one, and so must this process).
+    private func openLockFile() throws(DefaultsError) -> Int32 {
+        try lockDescriptor.withLock { descriptor throws(DefaultsError) in
+            var open = stat()
+            var current = stat()
+            if descriptor >= 0, fstat(descriptor, &open) == 0, stat(lockPath, &current) == 0,
+                open.st_ino == current.st_ino, open.st_dev == current.st_dev
+            {
+                return descriptor
+            }
+            if descriptor >= 0 { close(descriptor) }
+            try createDirectory()
+            descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw writeFailed("cannot open the lock file \(lockPath)", errno) }
+            return descriptor
+        }
+    }
+
+    /// Replaces the file with `values`, atomically and durably; returns the new version and its bytes.
+    func write(_ values: [String: PropertyListValue]) throws(DefaultsError) -> (version: Version, data: Data) {
         try createDirectory()
         var info = stat()
-        if lstat(path, &info) == 0 {
+        let replacing = lstat(path, &info) == 0
+        if replacing {
             if info.st_mode & S_IFMT == S_IFLNK {
                 throw .unsafeFile(
                     path: path,
@@ -159,18 +182,27 @@ struct SuiteFile: Sendable {
             unlink(temporary)
             throw writeFailed("cannot rename the new file into place", code)
         }
-        syncDirectory()
-
-        // The backup is a convenience for recovering from a foreign writer tearing the file: best effort,
-        // not synced (the file just written is).
-        if let backup = try? writeTemporaryCopy(of: data, durably: false), rename(backup, backupPath) != 0 {
-            unlink(backup)
-        }
-
+        // A new directory entry is synced once. Replacing an entry needs no sync for the file to stay whole:
+        // its contents were synced before the rename, so a power loss leaves the old or the new version, and
+        // the rename itself reaches the disk with the file system's next journal commit.
+        if !replacing { syncDirectory() }
         guard let version = try currentVersion() else {
             throw writeFailed("the file vanished right after it was written", nil)
         }
-        return version
+        return (version, data)
+    }
+
+    /// Keeps `data` as the last good copy, if the file still holds the version it was written as; call while
+    /// holding the lock.
+    ///
+    /// The copy serves only to recover from another program tearing the file, so it is best effort: written
+    /// in place and not synced. Overwriting, then trimming, costs less than truncating first.
+    func writeBackup(_ data: Data, of version: Version) {
+        guard (try? currentVersion()) == version else { return }
+        let backup = open(backupPath, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard backup >= 0 else { return }
+        if (try? writeAll(data, to: backup, path: backupPath)) != nil { ftruncate(backup, off_t(data.count)) }
+        close(backup)
     }
 
     /// Removes temporary files that writers killed mid-write left behind; call while holding the lock.
@@ -206,12 +238,18 @@ struct SuiteFile: Sendable {
     // MARK: Helpers
 
     private func writeTemporaryCopy(of data: Data, durably: Bool) throws(DefaultsError) -> String {
-        let temporary = directory + "/." + fileName + ".tmp-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let serial = Self.temporaryFileSerial.withLock { serial in
+            serial += 1
+            return serial
+        }
+        // The process ID lets a later writer tell a killed writer's leftovers from a live writer's file.
+        let temporary = directory + "/." + fileName + ".tmp-\(getpid())-\(serial)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw writeFailed("cannot create \(temporary)", errno) }
         do throws(DefaultsError) {
             try writeAll(data, to: descriptor, path: temporary)
-            if durably, fsync(descriptor) != 0 { throw writeFailed("cannot sync \(temporary)", errno) }
+            // fdatasync: the contents and the size, which is all a reader needs; not the timestamps.
+            if durably, fdatasync(descriptor) != 0 { throw writeFailed("cannot sync \(temporary)", errno) }
             close(descriptor)
             return temporary
         } catch {

@@ -16,5 +16,7 @@ struct UnavailableStorage: DefaultsStorage {
 
     func flush() throws(DefaultsError) { throw reason }
     func scheduleFlush(within delay: Duration) {}
+
+    func finishBackgroundWork() {}
     func checkFile() throws(DefaultsError) { throw reason }
 }

@@ -101,6 +101,8 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
 
     func scheduleFlush(within delay: Duration) {}
 
+    func finishBackgroundWork() {}
+
     func checkFile() {}
 
     /// The keys the instance's own file holds, and any registered with `register(defaults:)` (an instance

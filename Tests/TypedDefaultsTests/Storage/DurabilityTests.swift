@@ -129,6 +129,8 @@ struct DurabilityTests {
             let suite = IsolatedSuite()
             suite.adapter.username = "ann"
             suite.adapter.launchCount = 7
+            // flush() also waits for the backup copy, which is written just after each write.
+            try suite.adapter.flush()
             let original = try Data(contentsOf: suite.fileURL)
             // Any prefix short of the closing tag (the last byte is a newline after it).
             let cut = Int.random(in: 0..<(original.count - 1), using: &generator)

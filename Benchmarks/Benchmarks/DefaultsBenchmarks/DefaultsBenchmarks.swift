@@ -14,7 +14,8 @@ import Foundation
 // process with a failure status, so the run exits non-zero; see `fail(_:_:_:)`.
 
 let benchmarks: @Sendable () -> Void = {
-    let smoke = ProcessInfo.processInfo.environment["TYPED_DEFAULTS_BENCH_SMOKE"].map { !$0.isEmpty && $0 != "0" }
+    let smoke =
+        ProcessInfo.processInfo.environment["TYPED_DEFAULTS_BENCH_SMOKE"].map { !$0.isEmpty && $0 != "0" }
         ?? false
     let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
 

@@ -19,7 +19,7 @@ final class FileStorage: DefaultsStorage {
     /// Serializes this process's flushes and read-modify-writes; the file lock does so across processes.
     private let writeLock = NSLock()
     private let flushQueue: DispatchQueue
-    /// Writes the backup copy after a write returns, off the writer's path.
+    /// Writes the backup copy shortly after a write returns, off the writer's path.
     private let backupQueue: DispatchQueue
 
     private struct PendingWrite: Sendable {
@@ -251,7 +251,8 @@ final class FileStorage: DefaultsStorage {
                 defer { state.pendingBackup = (data, version) }
                 return state.pendingBackup == nil
             }
-            if scheduleBackup { backupQueue.async { [self] in writeBackup() } }
+            // A little later, so that a burst of immediate writes makes one copy, not one each.
+            if scheduleBackup { backupQueue.asyncAfter(deadline: .now() + 0.05) { [self] in writeBackup() } }
             return (values, version)
         }
         withState { state in
@@ -279,7 +280,7 @@ final class FileStorage: DefaultsStorage {
     }
 
     func finishBackgroundWork() {
-        backupQueue.sync {}
+        writeBackup()
     }
 
     func scheduleFlush(within delay: Duration) {

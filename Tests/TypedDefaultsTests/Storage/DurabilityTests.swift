@@ -232,6 +232,30 @@ struct DurabilityTests {
         #expect(suite.adapter.username == "after")
     }
 
+    @Test("a write that cannot reach the disk is kept, reported, and retried until it lands")
+    func failedWritesAreRetried() throws {
+        let suite = IsolatedSuite(writePolicy: .coalesced(within: .milliseconds(10)))
+        // A directory where the file should be makes every write fail.
+        try FileManager.default.createDirectory(at: suite.fileURL, withIntermediateDirectories: false)
+        suite.adapter.launchCount = 9
+        #expect(throws: DefaultsError.self) { try suite.adapter.flush() }
+        #expect(suite.adapter.launchCount == 9, "the value is kept")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !suite.diagnostics.contains(where: { $0.kind == .writeFailed }), ContinuousClock.now < deadline {
+            usleep(5000)
+        }
+        #expect(suite.diagnostics.contains { $0.kind == .writeFailed && $0.message.contains("trying again") })
+
+        // Once the obstacle is gone, the kept write lands with no further call.
+        try FileManager.default.removeItem(at: suite.fileURL)
+        var onDisk: Int?
+        while onDisk != 9, ContinuousClock.now < deadline {
+            usleep(10_000)
+            onDisk = (try? suite.fileContents())?["launchCount"] as? Int
+        }
+        #expect(onDisk == 9)
+    }
+
     @Test("a write that cannot reach the disk is reported with a typed error and leaves the file intact")
     func fullDisk() throws {
         let suite = IsolatedSuite()

@@ -33,13 +33,7 @@ struct DurabilityTests {
     func coalescedWriteLandsByItself() throws {
         let suite = IsolatedSuite(writePolicy: .coalesced)
         suite.adapter.launchCount = 42
-        let deadline = ContinuousClock.now + .seconds(10)
-        var onDisk: Int?
-        while onDisk != 42, ContinuousClock.now < deadline {
-            usleep(5000)
-            onDisk = (try? suite.fileContents())?["launchCount"] as? Int
-        }
-        #expect(onDisk == 42)
+        #expect(eventually { (try? suite.fileContents())?["launchCount"] as? Int == 42 })
     }
 
     @Test("a burst of 1,000 coalesced writes causes a handful of file writes; flush() makes them durable")
@@ -227,9 +221,7 @@ struct DurabilityTests {
         #expect(suite.adapter.username == "before")
         let run = try Helper.run(["exit-call", suite.name, "username", "after"], configDirectory: suite.directory.url)
         #expect(run.status == 0)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while suite.adapter.username != "after", ContinuousClock.now < deadline { usleep(5000) }
-        #expect(suite.adapter.username == "after")
+        #expect(eventually { suite.adapter.username == "after" })
     }
 
     @Test("a write that cannot reach the disk is kept, reported, and retried until it lands")
@@ -240,20 +232,13 @@ struct DurabilityTests {
         suite.adapter.launchCount = 9
         #expect(throws: DefaultsError.self) { try suite.adapter.flush() }
         #expect(suite.adapter.launchCount == 9, "the value is kept")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !suite.diagnostics.contains(where: { $0.kind == .writeFailed }), ContinuousClock.now < deadline {
-            usleep(5000)
-        }
-        #expect(suite.diagnostics.contains { $0.kind == .writeFailed && $0.message.contains("trying again") })
+        #expect(
+            eventually { suite.diagnostics.contains { $0.kind == .writeFailed && $0.message.contains("trying again") } }
+        )
 
         // Once the obstacle is gone, the kept write lands with no further call.
         try FileManager.default.removeItem(at: suite.fileURL)
-        var onDisk: Int?
-        while onDisk != 9, ContinuousClock.now < deadline {
-            usleep(10_000)
-            onDisk = (try? suite.fileContents())?["launchCount"] as? Int
-        }
-        #expect(onDisk == 9)
+        #expect(eventually { (try? suite.fileContents())?["launchCount"] as? Int == 9 })
     }
 
     @Test("a write that cannot reach the disk is reported with a typed error and leaves the file intact")

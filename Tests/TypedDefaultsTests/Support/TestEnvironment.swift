@@ -133,6 +133,33 @@ enum Helper {
         }
     }
 
+    /// Starts the helper with its output (and errors, or nothing) going to files: a pipe that nobody reads
+    /// could fill up and stall it.
+    private static func launch(
+        _ arguments: [String],
+        configDirectory: URL,
+        output: URL,
+        errors: URL?
+    ) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = configDirectory.path
+        environment["HOME"] = configDirectory.path
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        if let errors {
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+        return process
+    }
+
     static var executable: URL {
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         return testBinary.deletingLastPathComponent().appendingPathComponent("TypedDefaultsTestHelper")
@@ -152,12 +179,7 @@ enum Helper {
 
         /// Waits (up to `timeout`) until the output contains `text`; returns whether it did.
         func waitForOutput(containing text: String, timeout: Duration = .seconds(20)) -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if output.contains(text) { return true }
-                usleep(2000)
-            }
-            return false
+            eventually(within: timeout) { output.contains(text) }
         }
 
         /// Sends SIGKILL and waits for the process to be gone.
@@ -174,42 +196,20 @@ enum Helper {
 
     /// Starts the helper and returns at once.
     static func start(_ arguments: [String], configDirectory: URL) throws -> Running {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CONFIG_HOME"] = configDirectory.path
-        environment["HOME"] = configDirectory.path
-        process.environment = environment
         let outputFile = configDirectory.appendingPathComponent(".helper-out-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try launch(arguments, configDirectory: configDirectory, output: outputFile, errors: nil)
         return Running(process: process, outputFile: outputFile)
     }
 
     /// Runs the helper with `arguments`, its config directory and home set to `configDirectory`.
     static func run(_ arguments: [String], configDirectory: URL) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CONFIG_HOME"] = configDirectory.path
-        environment["HOME"] = configDirectory.path
-        process.environment = environment
-
         let outputFile = configDirectory.appendingPathComponent(".helper-out-\(UUID().uuidString)")
         let errorFile = configDirectory.appendingPathComponent(".helper-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outputFile)
             try? FileManager.default.removeItem(at: errorFile)
         }
-        process.standardOutput = try FileHandle(forWritingTo: outputFile)
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
+        let process = try launch(arguments, configDirectory: configDirectory, output: outputFile, errors: errorFile)
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,
@@ -217,4 +217,17 @@ enum Helper {
             errors: try String(contentsOf: errorFile, encoding: .utf8)
         )
     }
+}
+
+/// Waits, up to `timeout`, until `condition` holds; returns whether it did.
+///
+/// For effects that happen in the background (a coalesced write, a retry), without betting a test on how
+/// fast the machine is.
+func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        usleep(5000)
+    }
+    return true
 }

@@ -133,6 +133,17 @@ case "write-and-wait", "exit-call":
     say("written")
     if arguments.first == "exit-call" { exit(0) }
     while true { sleep(60) }
+case "wrapper":
+    // @Default on the global Defaults, as the README shows.
+    struct Settings {
+        @Default(\.theme) var theme
+        @Default(\.theme, options: [.cached, .observed]) var observedTheme
+    }
+    let settings = Settings()
+    print("before=\(settings.theme)")
+    settings.theme = .dark
+    print("theme=\(Defaults.theme)")
+    print("observed=\(settings.observedTheme)")
 case "write-and-set":
     // Changes `launchCount` and `username` behind another process's back.
     guard let suite = arguments.dropFirst().first else { fail("write-and-set needs a suite") }

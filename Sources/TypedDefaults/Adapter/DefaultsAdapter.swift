@@ -312,7 +312,13 @@ extension DefaultsAdapter {
     }
 
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
-    private func decode<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value {
+    func decode<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value {
+        decoded(stored, for: key) ?? key.defaultValue
+    }
+
+    /// The value a stored form stands for (the default when nothing is stored), or `nil`, with a diagnostic,
+    /// when it is not a `Value`.
+    func decoded<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value? {
         guard let stored else { return key.defaultValue }
         let problem: String
         do {
@@ -328,7 +334,7 @@ extension DefaultsAdapter {
                 + "reading the default \(key.defaultValue) and leaving the stored value as it is",
             oncePerProcess: true
         )
-        return key.defaultValue
+        return nil
     }
 
     private func report(

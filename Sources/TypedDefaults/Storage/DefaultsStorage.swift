@@ -6,6 +6,10 @@ protocol DefaultsStorage: Sendable {
     /// The suite's name for diagnostics and errors: its name, `"standard"`, or `"in-memory"`.
     var suiteName: String { get }
 
+    /// Where the suite's changes are announced: every change of a stored value, made through any adapter in
+    /// this process or (for files) by another process.
+    var changes: ChangeHub { get }
+
     /// The value stored for `key`, or `nil` if none is stored or it is not a property-list value.
     func value(forKey key: String) -> PropertyListValue?
 

@@ -15,6 +15,7 @@ final class FileStorage: DefaultsStorage {
 
     let suiteName: String
     let file: SuiteFile
+    let changes: ChangeHub
     private let state: Locked<State>
     /// Serializes this process's flushes and read-modify-writes; the file lock does so across processes.
     private let writeLock = NSLock()
@@ -49,6 +50,10 @@ final class FileStorage: DefaultsStorage {
         var fileWrites = 0
         /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
         var pendingBackup: (data: Data, version: SuiteFile.Version)?
+        /// The changes made under the lock, announced before it is released (so in order).
+        var announcements: [StoredChange] = []
+        /// The file watch that reports other processes' writes while anyone observes.
+        var watch: DirectoryWatcher.Registration?
         /// Diagnostics to deliver once the lock is released: a handler may itself read this suite.
         var outbox: [DefaultsDiagnostic] = []
     }
@@ -59,6 +64,10 @@ final class FileStorage: DefaultsStorage {
     ) throws(Failure) -> Result {
         let (result, diagnostics) = try state.withLock { state throws(Failure) in
             let result = try body(&state)
+            if !state.announcements.isEmpty {
+                changes.publish(state.announcements)
+                state.announcements.removeAll()
+            }
             defer { state.outbox.removeAll() }
             return (result, state.outbox)
         }
@@ -69,6 +78,8 @@ final class FileStorage: DefaultsStorage {
     private init(file: SuiteFile, suiteName: String) {
         self.file = file
         self.suiteName = suiteName
+        let path = file.path
+        self.changes = ChangeHub { active in FileStorage.watch(path: path, active) }
         self.state = Locked(State())
         self.flushQueue = DispatchQueue(label: "TypedDefaults.flush." + suiteName)
         self.backupQueue = DispatchQueue(label: "TypedDefaults.backup." + suiteName)
@@ -87,6 +98,36 @@ final class FileStorage: DefaultsStorage {
             storages[file.path] = storage
             _ = exitFlush
             return storage
+        }
+    }
+
+    /// Starts or stops watching the file at `path` for other processes' writes.
+    private static func watch(path: String, _ active: Bool) {
+        guard let storage = registry.withLock({ $0[path] }) else { return }
+        if active {
+            // A first look now gives later changes a baseline to be told apart from. The directory must exist
+            // to be watched.
+            storage.refreshNow()
+            try? storage.file.createDirectory()
+            let registration = DirectoryWatcher.shared.watch(
+                directory: storage.file.directory,
+                fileName: storage.file.fileName
+            ) { [path] in registry.withLock { $0[path] }?.refreshNow() }
+            storage.withState { state in state.watch = registration }
+        } else {
+            let registration = storage.withState { state in
+                defer { state.watch = nil }
+                return state.watch
+            }
+            if let registration { DirectoryWatcher.shared.cancel(registration) }
+        }
+    }
+
+    /// Reads the file again if it changed, now, and announces what changed.
+    func refreshNow() {
+        withState { state in
+            state.lastCheck = 0
+            refreshIfStale(&state)
         }
     }
 
@@ -131,6 +172,29 @@ final class FileStorage: DefaultsStorage {
         if let problem { throw problem }
     }
 
+    /// What reads return for every key: the file's values with this process's pending writes on top.
+    private func effectiveValues(_ state: State) -> [String: PropertyListValue] {
+        var values = state.pendingClear == nil ? state.stored : [:]
+        for (key, write) in state.pending { values[key] = write.value }
+        return values
+    }
+
+    /// Runs `mutate`, and queues an announcement of every value it changed (only when someone observes, and
+    /// not inside `withoutPropagation`).
+    private func announcingChanges<Result, Failure>(
+        _ state: inout State,
+        _ mutate: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        guard changes.hasObservers, !Propagation.isSuppressed else { return try mutate(&state) }
+        let before = effectiveValues(state)
+        let result = try mutate(&state)
+        let after = effectiveValues(state)
+        for key in Set(before.keys).union(after.keys) where before[key] != after[key] {
+            state.announcements.append(StoredChange(key: key, oldValue: before[key], newValue: after[key]))
+        }
+        return result
+    }
+
     /// Reloads the file if it changed since it was last read, at most every ``freshnessInterval``.
     private func refreshIfStale(_ state: inout State) {
         let now = DispatchTime.now().uptimeNanoseconds
@@ -138,7 +202,10 @@ final class FileStorage: DefaultsStorage {
         state.lastCheck = now
         do {
             if state.loaded, state.problem == nil, try file.currentVersion() == state.version { return }
-            (state.stored, state.version) = try resolve(file.read(), &state)
+            let contents = try file.read()
+            try announcingChanges(&state) { state throws(DefaultsError) in
+                (state.stored, state.version) = try resolve(contents, &state)
+            }
         } catch {
             // Unreadable or unsafe: keep what was read before, and say so once.
             if state.problem != error {
@@ -185,6 +252,10 @@ final class FileStorage: DefaultsStorage {
 
     func setValue(_ value: PropertyListValue?, forKey key: String) {
         withState { state in
+            if changes.hasObservers, !Propagation.isSuppressed {
+                let old = state.pending[key].map(\.value) ?? (state.pendingClear == nil ? state.stored[key] : nil)
+                if old != value { state.announcements.append(StoredChange(key: key, oldValue: old, newValue: value)) }
+            }
             state.generation += 1
             state.pending[key] = PendingWrite(value: value, generation: state.generation)
         }
@@ -192,9 +263,11 @@ final class FileStorage: DefaultsStorage {
 
     func removeAll() {
         withState { state in
-            state.generation += 1
-            state.pending.removeAll()
-            state.pendingClear = state.generation
+            announcingChanges(&state) { state in
+                state.generation += 1
+                state.pending.removeAll()
+                state.pendingClear = state.generation
+            }
         }
     }
 
@@ -256,13 +329,17 @@ final class FileStorage: DefaultsStorage {
             return (values, version)
         }
         withState { state in
-            state.stored = values
-            state.version = version
-            state.loaded = true
-            state.problem = nil
-            state.lastCheck = DispatchTime.now().uptimeNanoseconds
-            state.pending = state.pending.filter { $0.value.generation > generation }
-            if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
+            // Announces what other processes changed in the file and what `modify` changed; this process's
+            // own pending writes were announced when they were made.
+            announcingChanges(&state) { state in
+                state.stored = values
+                state.version = version
+                state.loaded = true
+                state.problem = nil
+                state.lastCheck = DispatchTime.now().uptimeNanoseconds
+                state.pending = state.pending.filter { $0.value.generation > generation }
+                if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
+            }
         }
     }
 

@@ -16,6 +16,7 @@
 /// ```
 public final class InMemoryStore: Sendable {
     private let values: Locked<[String: PropertyListValue]>
+    let changes = ChangeHub()
 
     /// Creates a store holding `values`, keyed by name.
     public init(_ values: [String: PropertyListValue] = [:]) {
@@ -40,18 +41,33 @@ extension InMemoryStore: DefaultsStorage {
     }
 
     func setValue(_ value: PropertyListValue?, forKey key: String) {
-        values.withLock { $0[key] = value }
+        update { $0[key] = value }
     }
 
     func removeAll() {
-        values.withLock { $0.removeAll() }
+        update { $0.removeAll() }
     }
 
     func modify(
         _ key: String,
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
-        try values.withLock { values throws(DefaultsError) in values[key] = try transform(values[key]) }
+        try update { values throws(DefaultsError) in values[key] = try transform(values[key]) }
+    }
+
+    /// Changes the values and announces what changed, under the lock so announcements keep their order.
+    private func update<Failure>(
+        _ change: (inout [String: PropertyListValue]) throws(Failure) -> Void
+    ) throws(Failure) {
+        try values.withLock { values throws(Failure) in
+            let before = values
+            try change(&values)
+            guard changes.hasObservers, !Propagation.isSuppressed else { return }
+            changes.publish(
+                Set(before.keys).union(values.keys).filter { before[$0] != values[$0] }
+                    .map { StoredChange(key: $0, oldValue: before[$0], newValue: values[$0]) }
+            )
+        }
     }
 
     func flush() {}

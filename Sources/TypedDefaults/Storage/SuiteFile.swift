@@ -42,7 +42,7 @@ struct SuiteFile: Sendable {
 
     let path: String
     let directory: String
-    private let fileName: String
+    let fileName: String
     private static let temporaryFileSerial = Locked(0)
 
     /// The open lock file, kept between writes.
@@ -290,7 +290,7 @@ struct SuiteFile: Sendable {
     }
 
     /// Creates the directory and any missing parents with mode 0700, as Foundation does.
-    private func createDirectory() throws(DefaultsError) {
+    func createDirectory() throws(DefaultsError) {
         var info = stat()
         if stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return }
         var partial = ""

@@ -3,6 +3,7 @@
 struct UnavailableStorage: DefaultsStorage {
     let suiteName: String
     let reason: DefaultsError
+    let changes = ChangeHub()
 
     func value(forKey key: String) -> PropertyListValue? { nil }
     func hasValue(forKey key: String) -> Bool { false }

@@ -11,6 +11,8 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
     private let defaults: UserDefaults
 
     let suiteName: String
+    /// Announces the writes made through TypedDefaults; Foundation tells nothing of other writes.
+    let changes = ChangeHub()
 
     /// Serializes TypedDefaults' calls into Foundation, and so makes each write-and-synchronize atomic with
     /// respect to the others in this process.
@@ -64,20 +66,21 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
     }
 
     func setValue(_ value: PropertyListValue?, forKey key: String) throws(DefaultsError) {
-        try Self.withFoundation { () throws(DefaultsError) in
-            if let value {
-                defaults.set(value.foundationObject, forKey: key)
-            } else {
-                defaults.removeObject(forKey: key)
-            }
-            try synchronize(key: key)
-        }
+        try Self.withFoundation { () throws(DefaultsError) in try store(value, forKey: key) }
     }
 
     func removeAll() throws(DefaultsError) {
         try Self.withFoundation { () throws(DefaultsError) in
-            for key in storedKeys() { defaults.removeObject(forKey: key) }
+            let announce = changes.hasObservers && !Propagation.isSuppressed
+            var removed: [StoredChange] = []
+            for key in storedKeys() {
+                if announce, let old = currentValue(forKey: key) {
+                    removed.append(StoredChange(key: key, oldValue: old, newValue: nil))
+                }
+                defaults.removeObject(forKey: key)
+            }
             try synchronize(key: nil)
+            changes.publish(removed)
         }
     }
 
@@ -86,14 +89,25 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
         try Self.withFoundation { () throws(DefaultsError) in
-            let current = defaults.object(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
-            if let value = try transform(current) {
-                defaults.set(value.foundationObject, forKey: key)
-            } else {
-                defaults.removeObject(forKey: key)
-            }
-            try synchronize(key: key)
+            try store(transform(currentValue(forKey: key)), forKey: key)
         }
+    }
+
+    private func currentValue(forKey key: String) -> PropertyListValue? {
+        defaults.object(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+    }
+
+    /// Writes and synchronizes one value, and announces it if it changed; call while holding the lock.
+    private func store(_ value: PropertyListValue?, forKey key: String) throws(DefaultsError) {
+        let announce = changes.hasObservers && !Propagation.isSuppressed
+        let old = announce ? currentValue(forKey: key) : nil
+        if let value {
+            defaults.set(value.foundationObject, forKey: key)
+        } else {
+            defaults.removeObject(forKey: key)
+        }
+        try synchronize(key: key)
+        if announce, old != value { changes.publish([StoredChange(key: key, oldValue: old, newValue: value)]) }
     }
 
     /// Writes are synchronized as they happen.

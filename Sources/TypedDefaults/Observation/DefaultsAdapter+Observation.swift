@@ -1,0 +1,140 @@
+import Dispatch
+
+extension DefaultsAdapter {
+    /// Calls `handler` with the old and new value every time the key's stored value changes.
+    ///
+    /// Changes made through any adapter on this suite in this process are reported, and so are other
+    /// processes' writes to the suite's file (within milliseconds, through a file watch) and changes by hand.
+    /// Writing a value equal to the current one reports nothing. `reset`, `removeAll` and `modify` report
+    /// like writes. Launch arguments are not changes: observers see the stored value.
+    ///
+    /// `handler` runs on `queue`, or on a serial queue of the observation's own, one change at a time and in
+    /// order, never on the writer's stack: it may read and write defaults, the observed key included (a write
+    /// of an equal value reports nothing, so a handler that normalizes its key settles).
+    ///
+    /// ```swift
+    /// let token = Defaults.observe(\.theme, options: [.initial]) { change in
+    ///     print(change.oldValue, change.newValue)
+    /// }
+    /// ```
+    public func observe<Value: Sendable>(
+        _ keyPath: KeyPath<KeyStore, Key<Value>>,
+        options: ObservationOptions = [],
+        queue: DispatchQueue? = nil,
+        _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void
+    ) -> DefaultsObservation {
+        observe(keyStore[keyPath: keyPath], options: options, queue: queue, handler)
+    }
+
+    /// Calls `handler` every time the stored value of `key` changes.
+    public func observe<Value: Sendable>(
+        _ key: Key<Value>,
+        options: ObservationOptions = [],
+        queue: DispatchQueue? = nil,
+        _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void
+    ) -> DefaultsObservation {
+        let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
+        if options.contains(.initial) {
+            let current = storage.value(forKey: key.name)
+            observation.deliver { [self] in
+                let value = decode(current, for: key)
+                handler(DefaultsChange(key: key.name, oldValue: value, newValue: value))
+            }
+        }
+        let registration = storage.changes.add(keys: [key.name]) { [weak observation] changes in
+            for change in changes {
+                observation?
+                    .deliver { [self] in
+                        // A stored value that does not decode is reported, not passed on as a bogus change.
+                        guard let old = decoded(change.oldValue, for: key),
+                            let new = decoded(change.newValue, for: key),
+                            !isEqual(old, new)
+                        else { return }
+                        handler(DefaultsChange(key: key.name, oldValue: old, newValue: new))
+                    }
+            }
+        }
+        let changes = storage.changes
+        observation.onInvalidate { changes.remove(registration) }
+        return observation
+    }
+
+    /// Calls `handler` once for every batch of changes to any of the keys.
+    ///
+    /// ```swift
+    /// let token = Defaults.observe(keys: \.theme, \.volume) { redraw() }
+    /// ```
+    public func observe(
+        keys keyPaths: PartialKeyPath<KeyStore>...,
+        options: ObservationOptions = [],
+        queue: DispatchQueue? = nil,
+        _ handler: @escaping @Sendable () -> Void
+    ) -> DefaultsObservation {
+        let names = Set(keyPaths.compactMap { (keyStore[keyPath: $0] as? any NamedKey)?.name })
+        let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
+        if options.contains(.initial) { observation.deliver(handler) }
+        let registration = storage.changes.add(keys: names) { [weak observation] _ in
+            observation?.deliver(handler)
+        }
+        let changes = storage.changes
+        observation.onInvalidate { changes.remove(registration) }
+        return observation
+    }
+
+    /// The key's values as they change, starting with the current one; the sequence ends when the task
+    /// iterating it is cancelled.
+    ///
+    /// ```swift
+    /// for await volume in Defaults.updates(\.volume) {
+    ///     player.volume = volume
+    /// }
+    /// ```
+    public func updates<Value: Sendable>(_ keyPath: KeyPath<KeyStore, Key<Value>>) -> AsyncStream<Value> {
+        updates(keyStore[keyPath: keyPath])
+    }
+
+    /// The values of `key` as they change, starting with the current one.
+    public func updates<Value: Sendable>(_ key: Key<Value>) -> AsyncStream<Value> {
+        AsyncStream { continuation in
+            let observation = observe(key, options: [.initial]) { change in continuation.yield(change.newValue) }
+            continuation.onTermination = { _ in observation.invalidate() }
+        }
+    }
+
+    /// Runs `body` without announcing the changes it makes to observers in this process.
+    ///
+    /// Covers the changes `body` makes directly, on the current task, to any suite. Other processes still see
+    /// the new values when they are written.
+    ///
+    /// ```swift
+    /// Defaults.withoutPropagation {
+    ///     Defaults.theme = .dark   // no observer hears of it
+    /// }
+    /// ```
+    public func withoutPropagation<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try Propagation.$isSuppressed.withValue(true) { try body() }
+    }
+
+    static func observationQueue() -> DispatchQueue {
+        DispatchQueue(label: "TypedDefaults.observation", target: .global())
+    }
+}
+
+/// A key whose name can be read without knowing its value type.
+protocol NamedKey {
+    var name: String { get }
+}
+
+extension Key: NamedKey {}
+
+/// Whether two values are equal, for types that can say so; other types are never taken to be equal.
+func isEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+    guard let lhs = lhs as? any Equatable else { return false }
+    return lhs.isEqual(to: rhs)
+}
+
+extension Equatable {
+    fileprivate func isEqual(to other: Any) -> Bool {
+        (other as? Self).map { $0 == self } ?? false
+    }
+}

@@ -1,0 +1,307 @@
+import Foundation
+import Testing
+import TypedDefaultsTestSupport
+
+@testable import TypedDefaults
+
+/// Collects what callbacks receive, from any thread.
+final class Recorder<Item: Sendable>: Sendable {
+    private let items = Locked<[Item]>([])
+    func append(_ item: Item) { items.withLock { $0.append(item) } }
+    var all: [Item] { items.withLock { $0 } }
+    var count: Int { items.withLock { $0.count } }
+}
+
+/// Lets some time pass for events that must not come.
+private func settle() { usleep(150_000) }
+
+@Suite("Observation")
+struct ObservationTests {
+    @Test("an observer gets the typed old and new value once per actual change")
+    func typedChanges() throws {
+        let suite = IsolatedSuite()
+        let changes = Recorder<DefaultsChange<Theme>>()
+        let token = suite.adapter.observe(\.theme) { changes.append($0) }
+        suite.adapter.theme = .dark
+        suite.adapter.theme = .dark  // equal: nothing
+        suite.adapter.theme = .light
+        #expect(eventually { changes.count == 2 })
+        settle()
+        #expect(changes.all.map(\.oldValue) == [.system, .dark])
+        #expect(changes.all.map(\.newValue) == [.dark, .light])
+        #expect(changes.all.allSatisfy { $0.key == "theme" })
+        token.invalidate()
+    }
+
+    @Test("options: [.initial] delivers the current value first")
+    func initialValue() {
+        let suite = IsolatedSuite()
+        suite.adapter.volume = 0.25
+        let changes = Recorder<DefaultsChange<Double>>()
+        let token = suite.adapter.observe(\.volume, options: [.initial]) { changes.append($0) }
+        #expect(eventually { changes.count == 1 })
+        #expect(changes.all.first?.newValue == 0.25)
+        #expect(changes.all.first?.oldValue == 0.25)
+        token.invalidate()
+    }
+
+    @Test("writes through another adapter, reset, removeAll and modify are reported")
+    func everyKindOfWrite() throws {
+        let suite = IsolatedSuite(writePolicy: .coalesced)
+        let other = try suite.secondAdapter(keyStore: DefaultsKeys())
+        let changes = Recorder<DefaultsChange<Int>>()
+        let token = suite.adapter.observe(\.launchCount) { changes.append($0) }
+        other.launchCount = 5
+        suite.adapter.reset(\.launchCount)
+        try suite.adapter.modify(\.launchCount) { $0 += 3 }
+        suite.adapter.removeAll()
+        #expect(eventually { changes.count == 4 })
+        #expect(changes.all.map(\.newValue) == [5, 0, 3, 0])
+        #expect(changes.all.map(\.oldValue) == [0, 5, 0, 3])
+        token.invalidate()
+    }
+
+    @Test("another process's write is reported, typed, through the file watch")
+    func otherProcess() throws {
+        let suite = IsolatedSuite()
+        suite.adapter.username = "here"
+        let changes = Recorder<DefaultsChange<String?>>()
+        let token = suite.adapter.observe(\.username) { changes.append($0) }
+        let run = try Helper.run(["exit-call", suite.name, "username", "there"], configDirectory: suite.directory.url)
+        #expect(run.status == 0)
+        #expect(eventually { changes.count == 1 })
+        #expect(changes.all.first?.oldValue == "here")
+        #expect(changes.all.first?.newValue == "there")
+        #expect(
+            DirectoryWatcher.shared.isWatching(directory: suite.directory.url.path, fileName: suite.name + ".plist")
+        )
+        token.invalidate()
+        #expect(
+            !DirectoryWatcher.shared.isWatching(directory: suite.directory.url.path, fileName: suite.name + ".plist")
+        )
+    }
+
+    @Test("a change made by hand to the file is reported; a damaged value is a diagnostic, not an event")
+    func handEdits() throws {
+        let suite = IsolatedSuite()
+        suite.adapter.launchCount = 1
+        let changes = Recorder<DefaultsChange<Int>>()
+        let token = suite.adapter.observe(\.launchCount) { changes.append($0) }
+
+        // An editor that rewrites the file in place.
+        try PropertyListSerialization.data(fromPropertyList: ["launchCount": 2], format: .xml, options: 0)
+            .write(to: suite.fileURL)
+        #expect(eventually { changes.count == 1 })
+        #expect(changes.all.last?.newValue == 2)
+
+        try PropertyListSerialization.data(fromPropertyList: ["launchCount": "lots"], format: .xml, options: 0)
+            .write(to: suite.fileURL)
+        #expect(eventually { suite.diagnostics.contains { $0.kind == .storedValueMismatch } })
+        settle()
+        #expect(changes.count == 1, "no bogus change to the default")
+        token.invalidate()
+    }
+
+    @Test("a callback may read and write its own key without deadlock or endless recursion")
+    func callbackWritesItsOwnKey() {
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
+        let calls = Recorder<Int>()
+        // Clamps the count to 10: the clamped write causes one more call, which writes an equal value.
+        let token = defaults.observe(\.launchCount) { change in
+            calls.append(change.newValue)
+            if defaults.launchCount > 10 { defaults.launchCount = 10 }
+        }
+        defaults.launchCount = 50
+        #expect(eventually { calls.count == 2 })
+        settle()
+        #expect(calls.all == [50, 10])
+        #expect(defaults.launchCount == 10)
+        token.invalidate()
+    }
+
+    @Test("10 observers of one key each see every change once")
+    func manyObservers() {
+        let suite = IsolatedSuite()
+        let recorders = (0..<10).map { _ in Recorder<Int>() }
+        let tokens = recorders.map { recorder in suite.adapter.observe(\.launchCount) { recorder.append($0.newValue) } }
+        for value in 1...5 { suite.adapter.launchCount = value }
+        #expect(eventually { recorders.allSatisfy { $0.count == 5 } })
+        settle()
+        #expect(recorders.allSatisfy { $0.all == [1, 2, 3, 4, 5] })
+        #expect(suite.adapter.storage.changes.observerCount == 10)
+        for token in tokens { token.invalidate() }
+        #expect(suite.adapter.storage.changes.observerCount == 0)
+    }
+
+    @Test("100 concurrent writers: the changes arrive as one unbroken chain, ending at the stored value")
+    func concurrentWriters() async {
+        let suite = IsolatedSuite(writePolicy: .coalesced)
+        let defaults = suite.adapter
+        let changes = Recorder<DefaultsChange<Int>>()
+        let token = defaults.observe(\.launchCount) { changes.append($0) }
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 1...100 { group.addTask { defaults.launchCount = writer } }
+        }
+        #expect(eventually { changes.all.last?.newValue == defaults.launchCount })
+        settle()
+        let chain = changes.all
+        #expect(!chain.isEmpty && chain.count <= 100)
+        #expect(chain.first?.oldValue == 0)
+        #expect(zip(chain, chain.dropFirst()).allSatisfy { $0.newValue == $1.oldValue }, "in order, none lost")
+        token.invalidate()
+    }
+
+    @Test("updates: the current value first, then each change; cancelling the task ends the sequence")
+    func asyncUpdates() async throws {
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
+        defaults.volume = 0.1
+        let received = Recorder<Double>()
+        let task = Task {
+            for await volume in defaults.updates(\.volume) { received.append(volume) }
+            return "ended"
+        }
+        #expect(eventually { received.count == 1 })
+        defaults.volume = 0.2
+        defaults.volume = 0.3
+        #expect(eventually { received.count == 3 })
+        #expect(received.all == [0.1, 0.2, 0.3])
+        task.cancel()
+        #expect(await task.value == "ended")
+        #expect(eventually { defaults.storage.changes.observerCount == 0 })
+    }
+
+    @Test("withoutPropagation: changes made inside announce nothing")
+    func withoutPropagation() {
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
+        let changes = Recorder<Int>()
+        let token = defaults.observe(\.launchCount) { changes.append($0.newValue) }
+        defaults.withoutPropagation {
+            defaults.launchCount = 1
+            defaults.launchCount = 2
+        }
+        defaults.launchCount = 3
+        #expect(eventually { changes.count == 1 })
+        settle()
+        #expect(changes.all == [3])
+        token.invalidate()
+    }
+
+    @Test("an observation ends when its token is released, or with the object it is tied to")
+    func lifetimes() {
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
+        let changes = Recorder<Int>()
+        do {
+            _ = defaults.observe(\.launchCount) { changes.append($0.newValue) }  // released at once
+        }
+        final class Owner {}
+        var owner: Owner? = Owner()
+        defaults.observe(\.launchCount) { changes.append($0.newValue * 100) }.tieToLifetime(of: owner!)
+        defaults.launchCount = 1
+        #expect(eventually { changes.count == 1 })
+        #expect(changes.all == [100], "the tied observation runs without its token; the released one does not")
+        owner = nil
+        defaults.launchCount = 2
+        settle()
+        #expect(changes.all == [100])
+        #expect(eventually { defaults.storage.changes.observerCount == 0 })
+    }
+
+    @Test("100,000 observe and invalidate cycles leave no observer and no watch behind")
+    func noLeaks() {
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
+        for _ in 0..<100_000 {
+            defaults.observe(\.launchCount) { _ in }.invalidate()
+        }
+        #expect(defaults.storage.changes.observerCount == 0)
+        #expect(
+            !DirectoryWatcher.shared.isWatching(directory: suite.directory.url.path, fileName: suite.name + ".plist")
+        )
+    }
+
+    @Test("several keys, one callback")
+    func severalKeys() {
+        let suite = IsolatedSuite()
+        let calls = Recorder<Bool>()
+        let token = suite.adapter.observe(keys: \.theme, \.volume) { calls.append(true) }
+        suite.adapter.theme = .dark
+        suite.adapter.volume = 0.9
+        suite.adapter.launchCount = 4  // not observed
+        #expect(eventually { calls.count == 2 })
+        settle()
+        #expect(calls.count == 2)
+        token.invalidate()
+    }
+
+    @Test("the in-memory store is observable too")
+    func inMemory() {
+        let defaults = DefaultsAdapter(store: InMemoryStore(), keyStore: DefaultsKeys())
+        let changes = Recorder<Int>()
+        let token = defaults.observe(\.launchCount) { changes.append($0.newValue) }
+        defaults.launchCount = 7
+        #expect(eventually { changes.all == [7] })
+        token.invalidate()
+    }
+}
+
+@Suite("Property wrapper")
+struct DefaultPropertyWrapperTests {
+    struct Settings {
+        @Default var count: Int
+        @Default var cachedCount: Int
+        @Default var observedCount: Int
+
+        init(_ defaults: DefaultsAdapter<DefaultsKeys>) {
+            _count = Default(\.launchCount, adapter: defaults)
+            _cachedCount = Default(\.launchCount, adapter: defaults, options: [.cached])
+            _observedCount = Default(\.launchCount, adapter: defaults, options: [.cached, .observed])
+        }
+    }
+
+    @Test("reads and writes the key; cached keeps its value; observed follows every change")
+    func wrapper() throws {
+        let suite = IsolatedSuite()
+        let settings = Settings(suite.adapter)
+        settings.count = 3
+        #expect(suite.adapter.launchCount == 3)
+        #expect(settings.cachedCount == 3)
+        #expect(settings.observedCount == 3)
+
+        // Another process changes the key.
+        let run = try Helper.run(
+            ["exit-call", suite.name, "launchCount", "unused"],
+            configDirectory: suite.directory.url
+        )
+        #expect(run.status == 0)
+        suite.adapter.launchCount = 8
+        #expect(settings.count == 8)
+        #expect(settings.cachedCount == 3, "a cached value does not go back to the suite")
+        #expect(eventually { settings.observedCount == 8 })
+    }
+
+    @Test("the projected value observes the key")
+    func projectedValue() {
+        let suite = IsolatedSuite()
+        let settings = Settings(suite.adapter)
+        let changes = Recorder<Int>()
+        let token = settings.$count.observe { changes.append($0.newValue) }
+        settings.count = 11
+        #expect(eventually { changes.all == [11] })
+        token.invalidate()
+    }
+
+    @Test("@Default(\\.key) on the global Defaults, in a real process")
+    func globalDefaults() throws {
+        let directory = TemporaryConfigDirectory()
+        let first = try Helper.run(["wrapper"], configDirectory: directory.url)
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.settings["theme"] == "dark")
+        #expect(first.settings["observed"] == "dark")
+        let second = try Helper.run(["wrapper"], configDirectory: directory.url)
+        #expect(second.settings["before"] == "dark")
+    }
+}

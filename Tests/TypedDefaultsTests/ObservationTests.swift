@@ -143,7 +143,7 @@ struct ObservationTests {
         await withTaskGroup(of: Void.self) { group in
             for writer in 1...100 { group.addTask { defaults.launchCount = writer } }
         }
-        #expect(eventually { changes.all.last?.newValue == defaults.launchCount })
+        #expect(await eventually { changes.all.last?.newValue == defaults.launchCount })
         settle()
         let chain = changes.all
         #expect(!chain.isEmpty && chain.count <= 100)
@@ -162,14 +162,14 @@ struct ObservationTests {
             for await volume in defaults.updates(\.volume) { received.append(volume) }
             return "ended"
         }
-        #expect(eventually { received.count == 1 })
+        #expect(await eventually { received.count == 1 })
         defaults.volume = 0.2
         defaults.volume = 0.3
-        #expect(eventually { received.count == 3 })
+        #expect(await eventually { received.count == 3 })
         #expect(received.all == [0.1, 0.2, 0.3])
         task.cancel()
         #expect(await task.value == "ended")
-        #expect(eventually { defaults.storage.changes.observerCount == 0 })
+        #expect(await eventually { defaults.storage.changes.observerCount == 0 })
     }
 
     @Test("withoutPropagation: changes made inside announce nothing")

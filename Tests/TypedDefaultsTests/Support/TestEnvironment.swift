@@ -231,3 +231,14 @@ func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool
     }
     return true
 }
+
+/// ``eventually(within:_:)`` for async tests: sleeps without holding a thread of the shared pool, which the
+/// awaited work may need.
+func eventually(within timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return true
+}

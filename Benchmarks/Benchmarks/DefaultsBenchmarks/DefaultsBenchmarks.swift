@@ -14,6 +14,7 @@ import Foundation
 // process with a failure status, so the run exits non-zero; see `fail(_:_:_:)`.
 
 let benchmarks: @Sendable () -> Void = {
+    if let writer = ProcessInfo.processInfo.environment[latencyWriterVariable] { runLatencyWriter(writer) }
     let smoke =
         ProcessInfo.processInfo.environment["TYPED_DEFAULTS_BENCH_SMOKE"].map { !$0.isEmpty && $0 != "0" }
         ?? false
@@ -140,6 +141,8 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(state.adapter[key: state.key])
         }
     }
+
+    registerObservationBenchmarks(smoke: smoke)
 }
 
 // MARK: - Fixtures

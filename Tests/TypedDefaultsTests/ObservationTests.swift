@@ -223,6 +223,35 @@ struct ObservationTests {
         )
     }
 
+    @Test("a file damaged by another program is a diagnostic, not a change back to defaults")
+    func damagedFileIsNoChange() throws {
+        let suite = IsolatedSuite()
+        suite.adapter.launchCount = 4
+        let changes = Recorder<Int>()
+        let token = suite.adapter.observe(\.launchCount) { changes.append($0.newValue) }
+        try Data("garbage".utf8).write(to: suite.fileURL)
+        #expect(eventually { suite.diagnostics.contains { $0.kind == .damagedFile } })
+        settle()
+        #expect(changes.count == 0)
+        #expect(suite.adapter.launchCount == 4, "the last good copy")
+        token.invalidate()
+    }
+
+    @Test("callbacks run on the queue the observer chooses")
+    func chosenQueue() {
+        let suite = IsolatedSuite()
+        let queue = DispatchQueue(label: "chosen")
+        let marker = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: marker, value: true)
+        let onQueue = Recorder<Bool>()
+        let token = suite.adapter.observe(\.launchCount, queue: queue) { _ in
+            onQueue.append(DispatchQueue.getSpecific(key: marker) == true)
+        }
+        suite.adapter.launchCount = 1
+        #expect(eventually { onQueue.all == [true] })
+        token.invalidate()
+    }
+
     @Test("several keys, one callback")
     func severalKeys() {
         let suite = IsolatedSuite()

@@ -218,7 +218,8 @@ final class FileStorage: DefaultsStorage {
 
     /// The values a read of the file stands for.
     ///
-    /// A damaged file is preserved beside itself (once) and stands for the last good copy, or for nothing.
+    /// A damaged file is preserved beside itself (once) and stands for the last good copy: the backup, or
+    /// what this process had read, or nothing.
     private func resolve(
         _ contents: SuiteFile.Contents,
         _ state: inout State
@@ -244,7 +245,8 @@ final class FileStorage: DefaultsStorage {
                 )
             }
             state.problem = .damagedFile(path: file.path, preservedAt: state.preservedPath ?? "", reason: reason)
-            return (file.readBackup() ?? [:], version)
+            // The last good copy: the backup, else what this process read before the damage.
+            return (file.readBackup() ?? state.stored, version)
         }
     }
 

@@ -34,13 +34,6 @@ extension DefaultsAdapter {
         _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void
     ) -> DefaultsObservation {
         let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
-        if options.contains(.initial) {
-            let current = storage.value(forKey: key.name)
-            observation.deliver { [self] in
-                let value = decode(current, for: key)
-                handler(DefaultsChange(key: key.name, oldValue: value, newValue: value))
-            }
-        }
         let registration = storage.changes.add(keys: [key.name]) { [weak observation] changes in
             for change in changes {
                 observation?
@@ -56,6 +49,15 @@ extension DefaultsAdapter {
         }
         let changes = storage.changes
         observation.onInvalidate { changes.remove(registration) }
+        // Read after registering, so a change in between is reported rather than missed (it may then come
+        // just before the initial value, which is the newer one either way).
+        if options.contains(.initial) {
+            let current = storage.value(forKey: key.name)
+            observation.deliver { [self] in
+                let value = decode(current, for: key)
+                handler(DefaultsChange(key: key.name, oldValue: value, newValue: value))
+            }
+        }
         return observation
     }
 

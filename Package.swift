@@ -7,10 +7,12 @@ let package = Package(
     products: [
         .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
         .executable(name: "typed-defaults-demo", targets: ["TypedDefaultsDemo"]),
+        .executable(name: "defaults", targets: ["DefaultsTool"]),
     ],
     targets: [
         .target(name: "TypedDefaults"),
         .executableTarget(name: "TypedDefaultsDemo", dependencies: ["TypedDefaults"]),
+        .executableTarget(name: "DefaultsTool", dependencies: ["TypedDefaults"]),
 
         // Test-only parts: the value catalogue shared by the tests and the helper process, and the
         // helper that tests run as a real child process (new-process round trips, launch arguments).
@@ -21,7 +23,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TypedDefaultsTests",
-            dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper"]
+            dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper", "DefaultsTool"]
         ),
     ]
 )

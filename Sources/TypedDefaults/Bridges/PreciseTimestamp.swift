@@ -125,9 +125,14 @@ private struct TimestampScanner {
         return true
     }
 
-    mutating func digits() -> String? {
+    /// Up to `limit` decimal digits.
+    mutating func digits(limit: Int = .max) -> String? {
         let start = index
-        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        while index < bytes.count, index - start < limit,
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+        {
+            index += 1
+        }
         return index > start ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
     }
 
@@ -135,7 +140,7 @@ private struct TimestampScanner {
 
     mutating func number(minDigits: Int, maxDigits: Int) -> Int64? {
         let start = index
-        guard let text = digits(), (minDigits...maxDigits).contains(text.count) else {
+        guard let text = digits(limit: maxDigits), text.count >= minDigits else {
             index = start
             return nil
         }

@@ -13,6 +13,14 @@ protocol DefaultsStorage: Sendable {
     /// The value stored for `key`, or `nil` if none is stored or it is not a property-list value.
     func value(forKey key: String) -> PropertyListValue?
 
+    /// Every value the suite stores, keyed by name.
+    func allValues() -> [String: PropertyListValue]
+
+    /// Replaces all the suite's values with what `transform` makes of them, as one atomic, durable step.
+    func modifyAll(
+        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
+    ) throws(DefaultsError)
+
     /// Whether the suite itself stores a value for `key`.
     func hasValue(forKey key: String) -> Bool
 

@@ -163,6 +163,19 @@ final class FileStorage: DefaultsStorage {
 
     func hasValue(forKey key: String) -> Bool { value(forKey: key) != nil }
 
+    func allValues() -> [String: PropertyListValue] {
+        withState { state in
+            refreshIfStale(&state)
+            return effectiveValues(state)
+        }
+    }
+
+    func modifyAll(
+        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) {
+        try write(transform)
+    }
+
     func checkFile() throws(DefaultsError) {
         let problem = withState { state in
             state.lastCheck = 0

@@ -36,6 +36,14 @@ extension InMemoryStore: DefaultsStorage {
         values.withLock { $0[key] }
     }
 
+    func allValues() -> [String: PropertyListValue] { storedValues }
+
+    func modifyAll(
+        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) {
+        try update(transform)
+    }
+
     func hasValue(forKey key: String) -> Bool {
         values.withLock { $0[key] != nil }
     }

@@ -3,11 +3,16 @@ import Foundation
 // The one place where TypedDefaults' values become Foundation objects and back.
 
 extension PropertyListValue {
-    /// The object to hand to `UserDefaults.set(_:forKey:)`.
+    /// The value as a Foundation property-list object (`String`, `Int`, `UInt64`, `Double`, `Bool`, `Data`,
+    /// `Date`, arrays and dictionaries of them), for `PropertyListSerialization` or `UserDefaults`.
     ///
     /// Only property-list types come out, so none of Foundation's `fatalError`s for unsupported types can be
     /// reached.
-    var foundationObject: Any {
+    ///
+    /// ```swift
+    /// let xml = try PropertyListSerialization.data(fromPropertyList: value.foundationObject, format: .xml, options: 0)
+    /// ```
+    public var foundationObject: Any {
         switch self {
         case .string(let value): value
         case .bool(let value): value
@@ -27,7 +32,11 @@ extension PropertyListValue {
     /// arguments), and collections whose elements are wrapped in `Optional<Any>`; casts look through those
     /// wrappers. Returns `nil` for anything that is not a property-list value (a `UUID` someone registered,
     /// `NSNull`, a `nil` element).
-    init?(foundationObject object: Any) {
+    ///
+    /// ```swift
+    /// let value = PropertyListValue(foundationObject: try PropertyListSerialization.propertyList(from: data, format: nil))
+    /// ```
+    public init?(foundationObject object: Any) {
         switch object {
         case let value as String: self = .string(value)
         // Before `Bool`: an `NSNumber` 1 casts to `true`, and property-list readers return `NSNumber`s.

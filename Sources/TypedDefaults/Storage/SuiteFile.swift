@@ -219,6 +219,13 @@ struct SuiteFile: Sendable {
     /// Copies a damaged file's bytes beside it, under a name that says what it is, before anything replaces
     /// it; returns the copy's path.
     func preserveDamaged(_ data: Data) throws(DefaultsError) -> String {
+        // Another process, or an earlier run, may have preserved these very bytes already.
+        let prefix = fileName + ".damaged-"
+        let earlier = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in earlier.sorted() where name.hasPrefix(prefix) {
+            let candidate = directory + "/" + name
+            if FileManager.default.contents(atPath: candidate) == data { return candidate }
+        }
         let stamp = Self.timestampForFileName()
         for attempt in 1...100 {
             let candidate = path + ".damaged-" + stamp + (attempt == 1 ? "" : "-\(attempt)")

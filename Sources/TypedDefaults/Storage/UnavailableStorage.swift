@@ -7,6 +7,12 @@ struct UnavailableStorage: DefaultsStorage {
 
     func value(forKey key: String) -> PropertyListValue? { nil }
     func hasValue(forKey key: String) -> Bool { false }
+    func allValues() -> [String: PropertyListValue] { [:] }
+
+    func modifyAll(
+        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) { throw reason }
+
     func setValue(_ value: PropertyListValue?, forKey key: String) throws(DefaultsError) { throw reason }
     func removeAll() throws(DefaultsError) { throw reason }
 

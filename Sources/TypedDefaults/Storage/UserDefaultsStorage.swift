@@ -93,6 +93,25 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
         }
     }
 
+    func allValues() -> [String: PropertyListValue] {
+        Self.withFoundation {
+            storedKeys().reduce(into: [:]) { values, key in values[key] = currentValue(forKey: key) }
+        }
+    }
+
+    func modifyAll(
+        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
+    ) throws(DefaultsError) {
+        try Self.withFoundation { () throws(DefaultsError) in
+            let before = storedKeys().reduce(into: [String: PropertyListValue]()) { $0[$1] = currentValue(forKey: $1) }
+            var after = before
+            try transform(&after)
+            for key in Set(before.keys).union(after.keys) where before[key] != after[key] {
+                try store(after[key], forKey: key)
+            }
+        }
+    }
+
     private func currentValue(forKey key: String) -> PropertyListValue? {
         defaults.object(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TypedDefaults
+@_spi(Tooling) @testable import TypedDefaults
 
 /// Files are created safely, and what is at a suite's path that is not a plain file is refused with a typed
 /// error instead of being written through, hung on, or chmod-ed the way Foundation does.

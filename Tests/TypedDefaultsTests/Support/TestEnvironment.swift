@@ -139,10 +139,13 @@ enum Helper {
         _ arguments: [String],
         configDirectory: URL,
         output: URL,
-        errors: URL?
+        errors: URL?,
+        input: URL? = nil,
+        program: URL = executable
     ) throws -> Process {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
+        if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = configDirectory.path
@@ -154,18 +157,25 @@ enum Helper {
             _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: errors)
         } else {
-            process.standardError = FileHandle.nullDevice
+            // A running helper's errors go with its output, so a test can wait for what it says there too.
+            process.standardError = process.standardOutput
         }
         try process.run()
         return process
     }
 
-    static var executable: URL {
+    static var executable: URL { product("TypedDefaultsTestHelper") }
+
+    /// The `defaults` command-line tool.
+    static var tool: URL { product("defaults") }
+
+    /// An executable of the package, built beside the test binary.
+    static func product(_ name: String) -> URL {
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent("TypedDefaultsTestHelper")
+        return testBinary.deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// A helper still running: its output so far, and a way to kill it.
+    /// A helper still running: its output (and errors) so far, and a way to kill it.
     final class Running: Sendable {
         let process: Process
         let outputFile: URL
@@ -195,21 +205,39 @@ enum Helper {
     }
 
     /// Starts the helper and returns at once.
-    static func start(_ arguments: [String], configDirectory: URL) throws -> Running {
+    static func start(_ arguments: [String], configDirectory: URL, program: URL = executable) throws -> Running {
         let outputFile = configDirectory.appendingPathComponent(".helper-out-\(UUID().uuidString)")
-        let process = try launch(arguments, configDirectory: configDirectory, output: outputFile, errors: nil)
+        let process = try launch(
+            arguments,
+            configDirectory: configDirectory,
+            output: outputFile,
+            errors: nil,
+            program: program
+        )
         return Running(process: process, outputFile: outputFile)
     }
 
     /// Runs the helper with `arguments`, its config directory and home set to `configDirectory`.
-    static func run(_ arguments: [String], configDirectory: URL) throws -> Result {
+    static func run(
+        _ arguments: [String],
+        configDirectory: URL,
+        input: URL? = nil,
+        program: URL = executable
+    ) throws -> Result {
         let outputFile = configDirectory.appendingPathComponent(".helper-out-\(UUID().uuidString)")
         let errorFile = configDirectory.appendingPathComponent(".helper-err-\(UUID().uuidString)")
         defer {
             try? FileManager.default.removeItem(at: outputFile)
             try? FileManager.default.removeItem(at: errorFile)
         }
-        let process = try launch(arguments, configDirectory: configDirectory, output: outputFile, errors: errorFile)
+        let process = try launch(
+            arguments,
+            configDirectory: configDirectory,
+            output: outputFile,
+            errors: errorFile,
+            input: input,
+            program: program
+        )
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,

@@ -1,0 +1,136 @@
+import Foundation
+import TypedDefaults
+
+/// Turns `write`'s arguments (`-int 3`, `-array a b`, a plain value) into a stored value.
+struct ValueParser {
+    private var arguments: ArraySlice<String>
+
+    init(_ arguments: ArraySlice<String>) {
+        self.arguments = arguments
+    }
+
+    /// What a `write` asks for: a whole value, or additions to an existing array or dictionary.
+    enum Write {
+        case value(PropertyListValue)
+        case arrayAdd([PropertyListValue])
+        case dictionaryAdd([String: PropertyListValue])
+    }
+
+    mutating func parseWrite() throws(ToolError) -> Write {
+        guard let first = arguments.first else { throw .usage("write needs a value") }
+        let write: Write
+        switch first {
+        case "-array":
+            arguments.removeFirst()
+            write = .value(.array(try parseElements()))
+        case "-array-add":
+            arguments.removeFirst()
+            write = .arrayAdd(try parseElements())
+        case "-dict":
+            arguments.removeFirst()
+            write = .value(.dictionary(try parseEntries()))
+        case "-dict-add":
+            arguments.removeFirst()
+            write = .dictionaryAdd(try parseEntries())
+        default:
+            write = .value(try parseOne())
+        }
+        guard arguments.isEmpty else {
+            throw .usage("unexpected arguments after the value: \(arguments.joined(separator: " "))")
+        }
+        return write
+    }
+
+    private mutating func parseElements() throws(ToolError) -> [PropertyListValue] {
+        var elements: [PropertyListValue] = []
+        while !arguments.isEmpty { elements.append(try parseOne()) }
+        return elements
+    }
+
+    private mutating func parseEntries() throws(ToolError) -> [String: PropertyListValue] {
+        var entries: [String: PropertyListValue] = [:]
+        while let key = arguments.popFirst() {
+            guard !arguments.isEmpty else { throw .usage("the dictionary key \(String(reflecting: key)) has no value") }
+            entries[key] = try parseOne()
+        }
+        return entries
+    }
+
+    /// One value: a type flag and its text, or a plain value (property-list text such as `(a,b)`, else a string).
+    private mutating func parseOne() throws(ToolError) -> PropertyListValue {
+        guard let first = arguments.popFirst() else { throw .usage("a value is missing") }
+        let typeFlags = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data"]
+        guard typeFlags.contains(first) else { return Self.plain(first) }
+        guard let text = arguments.popFirst() else { throw .usage("\(first) needs a value") }
+        return try Self.typed(first, text)
+    }
+
+    static func typed(_ flag: String, _ text: String) throws(ToolError) -> PropertyListValue {
+        func invalid(_ what: String) -> ToolError {
+            ToolError(status: .invalidValue, message: "\(String(reflecting: text)) is not \(what)")
+        }
+        switch flag {
+        case "-string":
+            return .string(text)
+        case "-int", "-integer":
+            guard let value = IntegerBridge<Int64>().deserialize(.string(text)) else { throw invalid("an integer") }
+            return .integer(value)
+        case "-float":
+            guard let value = Double(text) else { throw invalid("a number") }
+            return .double(value)
+        case "-bool", "-boolean":
+            guard let value = BoolBridge().deserialize(.string(text)) else {
+                throw invalid("a Boolean (YES, NO, true, false, 1 or 0)")
+            }
+            return .bool(value)
+        case "-date":
+            guard let value = date(text) else {
+                throw invalid("a date (such as 2026-11-21T08:26:05Z or \"2026-11-21 08:26:05 +0000\")")
+            }
+            return .date(value)
+        default:  // -data
+            guard let value = data(hex: text) else { throw invalid("hexadecimal data (such as 0a1b2c)") }
+            return .data(value)
+        }
+    }
+
+    /// A plain value: property-list text when it is a collection, as macOS's `defaults` reads it; else a string.
+    static func plain(_ text: String) -> PropertyListValue {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("(") || trimmed.hasPrefix("{") || trimmed.hasPrefix("<"),
+            let object = try? PropertyListSerialization.propertyList(from: Data(text.utf8), format: nil),
+            let value = PropertyListValue(foundationObject: object)
+        {
+            return value
+        }
+        return .string(text)
+    }
+
+    private static func date(_ text: String) -> Date? {
+        // macOS prints dates as "2026-11-21 08:26:05 +0000"; ISO 8601 is read too.
+        var normalized = text
+        if let space = normalized.range(of: " +", options: .backwards)
+            ?? normalized.range(of: " -", options: .backwards),
+            normalized.distance(from: normalized.startIndex, to: space.lowerBound) > 10
+        {
+            normalized.remove(at: space.lowerBound)
+        }
+        return DateBridge().deserialize(.string(normalized))
+    }
+
+    private static func data(hex: String) -> Data? {
+        var digits = hex.filter { !$0.isWhitespace }
+        if digits.hasPrefix("<"), digits.hasSuffix(">") { digits = String(digits.dropFirst().dropLast()) }
+        if digits.hasPrefix("0x") { digits = String(digits.dropFirst(2)) }
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            let next = digits.index(index, offsetBy: 2)
+            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return Data(bytes)
+    }
+}

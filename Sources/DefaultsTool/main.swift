@@ -1,0 +1,294 @@
+// `defaults` for Linux: read, write, export and watch the settings of programs that use TypedDefaults or
+// Foundation's UserDefaults, safely while they run. `defaults help` prints the usage.
+
+import Dispatch
+import Foundation
+@_spi(Tooling) import TypedDefaults
+
+let usage = """
+    usage: defaults [--json] <command> ...
+
+      domains                              list the domains (suites) in the config directory
+      read [domain [key]]                  print every domain, a domain, or one value
+      read-type domain key                 print the type of a value
+      write domain key value               write a value: a plain value is a string, or property-list
+                                           text such as (a,b) or {k=v;}; or give a type:
+            -string s | -int n | -float x | -bool YES/NO | -date 2026-11-21T08:26:05Z | -data 0a1b
+            -array v ... | -array-add v ... | -dict k v ... | -dict-add k v ...
+      delete domain [key]                  remove a value, or every value of a domain
+      rename domain old new                rename a key
+      find word                            list the keys and values that contain word
+      export domain path|-                 write a domain as an XML property list
+      import domain path|-                 replace a domain with a property list
+      watch domain [key]                   print changes as they happen, until interrupted
+
+    Domains live in $XDG_CONFIG_HOME/<domain>.plist, or ~/.config/<domain>.plist. Writes take the same lock,
+    merge the same way and protect damaged files as TypedDefaults does, so they are safe while programs run,
+    and their observers see them. --json prints JSON instead of property-list text.
+
+    Exit status: 0 success; 1 no such domain or key; 2 a value that does not parse as its type; 3 an invalid
+    domain name; 4 a damaged, unreadable or unwritable file (left as it is); 64 a usage error.
+
+    """
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// The suite for `domain`, writing immediately, with this tool's own flags kept out of the settings.
+func open(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKeys> {
+    do {
+        return try DefaultsAdapter(
+            suiteName: domain,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored,
+            writePolicy: .immediate
+        )
+    } catch {
+        throw ToolError(error)
+    }
+}
+
+/// The suite for `domain`, which must exist and be intact.
+func existing(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKeys> {
+    let adapter = try open(domain)
+    guard let file = adapter.fileURL, FileManager.default.fileExists(atPath: file.path) else {
+        throw ToolError(status: .notFound, message: "domain \(String(reflecting: domain)) does not exist")
+    }
+    try intact(adapter)
+    return adapter
+}
+
+/// Refuses to go on with a damaged or unreadable file: the tool never replaces one.
+func intact(_ adapter: DefaultsAdapter<DefaultsKeys>) throws(ToolError) {
+    do {
+        try adapter.checkFile()
+    } catch {
+        throw ToolError(error)
+    }
+}
+
+func modify(_ adapter: DefaultsAdapter<DefaultsKeys>, _ body: (inout [String: PropertyListValue]) -> Void)
+    throws(ToolError)
+{
+    do {
+        try adapter.modifyStoredValues(body)
+    } catch {
+        throw ToolError(error)
+    }
+}
+
+func value(_ key: String, in domain: String, of adapter: DefaultsAdapter<DefaultsKeys>) throws(ToolError)
+    -> PropertyListValue
+{
+    guard let value = adapter.storedValues()[key] else {
+        throw ToolError(
+            status: .notFound,
+            message: "the key \(String(reflecting: key)) does not exist in domain \(String(reflecting: domain))"
+        )
+    }
+    return value
+}
+
+func domains() throws(ToolError) -> [String] {
+    let directory: String
+    do {
+        directory = try ConfigDirectory.resolve()
+    } catch {
+        throw ToolError(error)
+    }
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.map { String($0.dropLast(6)) }.sorted()
+}
+
+func print(_ value: PropertyListValue, json: Bool) {
+    say(json ? Output.json(value) : Output.text(value))
+}
+
+func run(_ arguments: [String], json: Bool) throws(ToolError) {
+    guard let command = arguments.first else { throw .usage("a command is missing; see `defaults help`") }
+    let operands = Array(arguments.dropFirst())
+    func expect(_ counts: ClosedRange<Int>, _ form: String) throws(ToolError) {
+        guard counts.contains(operands.count) else { throw .usage("usage: defaults \(command) \(form)") }
+    }
+
+    switch command {
+    case "help", "-h", "--help":
+        FileHandle.standardOutput.write(Data(usage.utf8))
+
+    case "domains":
+        try expect(0...0, "")
+        let names = try domains()
+        say(json ? Output.json(.array(names.map(PropertyListValue.string))) : names.joined(separator: ", "))
+
+    case "read":
+        try expect(0...2, "[domain [key]]")
+        if operands.isEmpty {
+            var all: [String: PropertyListValue] = [:]
+            for domain in try domains() { all[domain] = .dictionary(try existing(domain).storedValues()) }
+            print(.dictionary(all), json: json)
+        } else if operands.count == 1 {
+            print(.dictionary(try existing(operands[0]).storedValues()), json: json)
+        } else {
+            print(try value(operands[1], in: operands[0], of: existing(operands[0])), json: json)
+        }
+
+    case "read-type":
+        try expect(2...2, "domain key")
+        let type = Output.typeName(try value(operands[1], in: operands[0], of: existing(operands[0])))
+        say(json ? Output.json(.string(type)) : "Type is \(type)")
+
+    case "write":
+        guard operands.count >= 3 else { throw .usage("usage: defaults write domain key value") }
+        let (domain, key) = (operands[0], operands[1])
+        var parser = ValueParser(operands[2...])
+        let write = try parser.parseWrite()
+        let adapter = try open(domain)
+        try intact(adapter)
+        var conflict: ToolError?
+        try modify(adapter) { values in
+            switch write {
+            case .value(let value):
+                values[key] = value
+            case .arrayAdd(let items):
+                switch values[key] {
+                case nil: values[key] = .array(items)
+                case .array(let existing)?: values[key] = .array(existing + items)
+                case let other?:
+                    conflict = ToolError(
+                        status: .invalidValue,
+                        message: "the key \(String(reflecting: key)) holds \(other.summary), not an array"
+                    )
+                }
+            case .dictionaryAdd(let entries):
+                switch values[key] {
+                case nil: values[key] = .dictionary(entries)
+                case .dictionary(let existing)?: values[key] = .dictionary(existing.merging(entries) { $1 })
+                case let other?:
+                    conflict = ToolError(
+                        status: .invalidValue,
+                        message: "the key \(String(reflecting: key)) holds \(other.summary), not a dictionary"
+                    )
+                }
+            }
+        }
+        if let conflict { throw conflict }
+
+    case "delete":
+        try expect(1...2, "domain [key]")
+        let adapter = try existing(operands[0])
+        if operands.count == 2 {
+            _ = try value(operands[1], in: operands[0], of: adapter)
+            try modify(adapter) { $0[operands[1]] = nil }
+        } else {
+            try modify(adapter) { $0.removeAll() }
+        }
+
+    case "rename":
+        try expect(3...3, "domain old new")
+        let adapter = try existing(operands[0])
+        _ = try value(operands[1], in: operands[0], of: adapter)
+        try modify(adapter) { values in values[operands[2]] = values.removeValue(forKey: operands[1]) }
+
+    case "find":
+        try expect(1...1, "word")
+        let word = operands[0].lowercased()
+        var found: [String: PropertyListValue] = [:]
+        for domain in try domains() {
+            let matches = try existing(domain).storedValues()
+                .filter { key, value in
+                    key.lowercased().contains(word) || Output.text(value).lowercased().contains(word)
+                }
+            if !matches.isEmpty { found[domain] = .dictionary(matches) }
+        }
+        if json {
+            say(Output.json(.dictionary(found)))
+        } else {
+            for (domain, matches) in found.sorted(by: { $0.key < $1.key }) {
+                say("Found in domain \(String(reflecting: domain)): " + Output.text(matches, topLevel: false))
+            }
+            if found.isEmpty { say("Found no key or value containing \(String(reflecting: operands[0]))") }
+        }
+
+    case "export":
+        try expect(2...2, "domain path|-")
+        let values = try existing(operands[0]).storedValues()
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(
+                fromPropertyList: PropertyListValue.dictionary(values).foundationObject,
+                format: .xml,
+                options: 0
+            )
+        } catch {
+            throw ToolError(status: .fileProblem, message: "cannot serialize the domain: \(error)")
+        }
+        if operands[1] == "-" {
+            FileHandle.standardOutput.write(data)
+        } else if !FileManager.default.createFile(atPath: operands[1], contents: data) {
+            throw ToolError(status: .fileProblem, message: "cannot write \(operands[1])")
+        }
+
+    case "import":
+        try expect(2...2, "domain path|-")
+        let data: Data
+        if operands[1] == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: operands[1]) else {
+                throw ToolError(status: .notFound, message: "cannot read \(operands[1])")
+            }
+            data = contents
+        }
+        guard let object = try? PropertyListSerialization.propertyList(from: data, format: nil),
+            case .dictionary(let values)? = PropertyListValue(foundationObject: object)
+        else {
+            throw ToolError(
+                status: .invalidValue,
+                message:
+                    "\(operands[1] == "-" ? "standard input" : operands[1]) is not a property list whose root is a dictionary"
+            )
+        }
+        let adapter = try open(operands[0])
+        try intact(adapter)
+        try modify(adapter) { $0 = values }
+
+    case "watch":
+        try expect(1...2, "domain [key]")
+        let adapter = try open(operands[0])
+        let key = operands.count == 2 ? operands[1] : nil
+        _ = adapter.storedValues()
+        let token = adapter.observeStoredValues { changes in
+            for change in changes where key == nil || change.key == key {
+                if json {
+                    let old = change.oldValue.map(Output.json) ?? "null"
+                    let new = change.newValue.map(Output.json) ?? "null"
+                    say("{\"key\":\(Output.json(.string(change.key))),\"old\":\(old),\"new\":\(new)}")
+                } else {
+                    let old = change.oldValue.map { Output.text($0, topLevel: false) } ?? "(none)"
+                    let new = change.newValue.map { Output.text($0, topLevel: false) } ?? "(removed)"
+                    say("\(change.key): \(old) -> \(new)")
+                }
+            }
+        }
+        FileHandle.standardError.write(
+            Data("Watching \(adapter.fileURL?.path ?? operands[0]); interrupt to stop\n".utf8)
+        )
+        withExtendedLifetime(token) { dispatchMain() }
+
+    default:
+        throw .usage("unknown command \(String(reflecting: command)); see `defaults help`")
+    }
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let json = arguments.contains("--json")
+arguments.removeAll { $0 == "--json" }
+// A command that fails says so in one line of its own; only `watch`, which runs on, passes diagnostics on.
+if arguments.first != "watch" { DefaultsDiagnostics.setHandler { _ in } }
+do {
+    try run(arguments, json: json)
+} catch {
+    FileHandle.standardError.write(Data("defaults: \(error.message)\n".utf8))
+    exit(error.status.rawValue)
+}

@@ -1,0 +1,73 @@
+import Dispatch
+import Foundation
+
+extension DefaultsAdapter {
+    /// The file the suite is stored in, or `nil` for an in-memory store or a `UserDefaults` instance other
+    /// than `.standard` (Foundation does not tell which file it uses).
+    ///
+    /// ```swift
+    /// print(Defaults.fileURL?.path ?? "not in a file")   // ~/.config/<program>.plist
+    /// ```
+    public var fileURL: URL? {
+        (storage as? FileStorage).map { URL(fileURLWithPath: $0.file.path) }
+    }
+
+    /// Every value the suite stores, keyed by name, in its stored form.
+    ///
+    /// ```swift
+    /// for (name, value) in Defaults.storedValues() { print(name, value.summary) }
+    /// ```
+    public func storedValues() -> [String: PropertyListValue] {
+        storage.allValues()
+    }
+
+    /// Replaces all the suite's values with what `body` makes of them, as one step that is atomic with
+    /// respect to every other writer of the suite, in any process, and durable when it returns.
+    ///
+    /// Keys and strings are checked as a write through a key is: a value a property list cannot carry throws
+    /// ``DefaultsError/valueNotStorable(key:type:reason:)`` and nothing changes.
+    ///
+    /// ```swift
+    /// try Defaults.modifyStoredValues { values in
+    ///     values["newName"] = values.removeValue(forKey: "oldName")
+    /// }
+    /// ```
+    public func modifyStoredValues(_ body: (inout [String: PropertyListValue]) -> Void) throws(DefaultsError) {
+        try storage.modifyAll { values throws(DefaultsError) in
+            body(&values)
+            for (name, value) in values {
+                do {
+                    try PropertyListValue.checkText(name, what: "the key name")
+                    try value.checkStorable()
+                } catch {
+                    throw .valueNotStorable(key: name, type: "PropertyListValue", reason: "\(error)")
+                }
+            }
+        }
+    }
+
+    /// Calls `handler` with every batch of changes to any key of the suite: each key's name, old and new
+    /// stored value (`nil` when absent).
+    ///
+    /// Runs like ``observe(_:options:queue:_:)-(KeyPath<KeyStore,Key<Value>>,_,_,_)``: on `queue` or the
+    /// observation's own serial queue, for changes made anywhere.
+    ///
+    /// ```swift
+    /// let token = Defaults.observeStoredValues { changes in
+    ///     for change in changes { print(change.key, change.newValue?.summary ?? "removed") }
+    /// }
+    /// ```
+    public func observeStoredValues(
+        queue: DispatchQueue? = nil,
+        _ handler: @escaping @Sendable ([DefaultsChange<PropertyListValue?>]) -> Void
+    ) -> DefaultsObservation {
+        let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
+        let registration = storage.changes.add(keys: nil) { [weak observation] changes in
+            let typed = changes.map { DefaultsChange(key: $0.key, oldValue: $0.oldValue, newValue: $0.newValue) }
+            observation?.deliver { handler(typed) }
+        }
+        let changes = storage.changes
+        observation.onInvalidate { changes.remove(registration) }
+        return observation
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+import TypedDefaultsTestSupport
+
+@testable import TypedDefaults
+
+/// The `defaults` tool, run as the built executable in a child process with a config directory of its own.
+@Suite("defaults tool")
+struct DefaultsToolTests {
+    let directory = TemporaryConfigDirectory()
+
+    @discardableResult
+    func defaults(_ arguments: String..., input: Data? = nil) throws -> Helper.Result {
+        var inputFile: URL?
+        if let input {
+            inputFile = directory.url.appendingPathComponent(".input-\(UUID().uuidString)")
+            try input.write(to: inputFile!)
+        }
+        defer { inputFile.map { try? FileManager.default.removeItem(at: $0) } }
+        return try Helper.run(arguments, configDirectory: directory.url, input: inputFile, program: Helper.tool)
+    }
+
+    /// Runs `defaults` and requires success; returns its output without the final newline.
+    func succeed(_ arguments: String...) throws -> String {
+        let result = try Helper.run(arguments, configDirectory: directory.url, program: Helper.tool)
+        try #require(result.status == 0, "defaults \(arguments.joined(separator: " ")): \(result.errors)")
+        return String(result.output.dropLast())
+    }
+
+    @Test("every type flag writes a value that reads back, with its type")
+    func typeFlags() throws {
+        let cases: [(arguments: [String], read: String, type: String)] = [
+            (["-string", "Ann Lee"], "Ann Lee", "string"),
+            (["-int", "-42"], "-42", "integer"),
+            (["-integer", "7"], "7", "integer"),
+            (["-float", "0.25"], "0.25", "float"),
+            (["-bool", "YES"], "1", "boolean"),
+            (["-boolean", "false"], "0", "boolean"),
+            (["-date", "2026-11-21 08:26:05 +0000"], "2026-11-21T08:26:05Z", "date"),
+            (["-date", "2026-11-21T08:26:05.25Z"], "2026-11-21T08:26:05Z", "date"),
+            (["-data", "0a1bff"], "<0a1bff>", "data"),
+            (["-array", "a", "-int", "2"], "(\n    a,\n    2\n)", "array"),
+            (["-dict", "k", "v", "n", "-int", "1"], "{\n    k = v;\n    n = 1;\n}", "dictionary"),
+            (["plain text"], "plain text", "string"),
+            (["3"], "3", "string"),
+            (["(x, \"y z\")"], "(\n    x,\n    \"y z\"\n)", "array"),
+        ]
+        for (index, item) in cases.enumerated() {
+            _ = try Helper.run(
+                ["write", "app", "k\(index)"] + item.arguments,
+                configDirectory: directory.url,
+                program: Helper.tool
+            )
+            #expect(try succeed("read", "app", "k\(index)") == item.read, "\(item.arguments)")
+            #expect(try succeed("read-type", "app", "k\(index)") == "Type is \(item.type)", "\(item.arguments)")
+        }
+        // What the tool writes, the library reads, typed.
+        let adapter = try DefaultsAdapter(
+            suiteName: "app",
+            directory: directory.url,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored
+        )
+        #expect(adapter[key: Key<Int>("k1", default: 0)] == -42)
+        #expect(adapter[key: Key<Bool>("k4", default: false)] == true)
+        #expect(adapter[key: Key<Data?>("k8")] == Data([0x0A, 0x1B, 0xFF]))
+        #expect(adapter[key: Key<Date?>("k6")] == DateBridge().deserialize(.string("2026-11-21T08:26:05Z")))
+    }
+
+    @Test("-array-add and -dict-add extend what is stored")
+    func adding() throws {
+        try defaults("write", "app", "list", "-array", "a")
+        try defaults("write", "app", "list", "-array-add", "b", "-int", "3")
+        #expect(try succeed("--json", "read", "app", "list") == #"["a","b",3]"#)
+        try defaults("write", "app", "map", "-dict", "a", "1")
+        try defaults("write", "app", "map", "-dict-add", "b", "2")
+        #expect(try succeed("--json", "read", "app", "map") == #"{"a":"1","b":"2"}"#)
+        try defaults("write", "app", "new", "-array-add", "x")
+        #expect(try succeed("--json", "read", "app", "new") == #"["x"]"#)
+        let conflict = try defaults("write", "app", "list", "-dict-add", "k", "v")
+        #expect(conflict.status == 2)
+        #expect(conflict.errors.contains("not a dictionary"))
+    }
+
+    @Test("domains, read, --json, delete, rename and find")
+    func commands() throws {
+        try defaults("write", "one", "greeting", "hello world")
+        try defaults("write", "two", "count", "-int", "2")
+        #expect(try succeed("domains") == "one, two")
+        #expect(try succeed("--json", "domains") == #"["one","two"]"#)
+        #expect(try succeed("read", "one") == "{\n    greeting = \"hello world\";\n}")
+        #expect(try succeed("--json", "read") == #"{"one":{"greeting":"hello world"},"two":{"count":2}}"#)
+        #expect(try succeed("find", "WORLD") == "Found in domain \"one\": {\n    greeting = \"hello world\";\n}")
+        #expect(try succeed("--json", "find", "count") == #"{"two":{"count":2}}"#)
+
+        try defaults("rename", "two", "count", "total")
+        #expect(try succeed("--json", "read", "two") == #"{"total":2}"#)
+        try defaults("delete", "two", "total")
+        #expect(try succeed("--json", "read", "two") == "{}")
+        try defaults("write", "two", "a", "1")
+        try defaults("delete", "two")
+        #expect(try succeed("--json", "read", "two") == "{}")
+    }
+
+    @Test("export then import gives back the same domain, through files and standard input and output")
+    func exportImport() throws {
+        try defaults("write", "source", "name", "Ann")
+        try defaults("write", "source", "list", "-array", "-int", "1", "b")
+        try defaults("write", "source", "when", "-date", "2026-11-21T08:26:05Z")
+        try defaults("write", "source", "blob", "-data", "00ff")
+        let file = directory.url.appendingPathComponent("export.plist").path
+        try defaults("export", "source", file)
+        try defaults("import", "copy", file)
+        #expect(try succeed("--json", "read", "copy") == succeed("--json", "read", "source"))
+
+        let exported = try defaults("export", "source", "-")
+        #expect(exported.output.hasPrefix("<?xml"))
+        try defaults("import", "piped", "-", input: Data(exported.output.utf8))
+        #expect(try succeed("export", "piped", "-") == succeed("export", "source", "-"))
+        // Import replaces: keys not in the property list go.
+        try defaults("write", "copy", "extra", "x")
+        try defaults("import", "copy", file)
+        #expect(try succeed("--json", "read", "copy") == succeed("--json", "read", "source"))
+    }
+
+    @Test("watch prints each change that other processes make")
+    func watch() throws {
+        let watcher = try Helper.start(["watch", "live"], configDirectory: directory.url, program: Helper.tool)
+        // The tool says so once its watch is in place.
+        #expect(watcher.waitForOutput(containing: "Watching"))
+        try defaults("write", "live", "theme", "dark")
+        #expect(watcher.waitForOutput(containing: "theme: (none) -> dark"))
+        let program = try Helper.run(["exit-call", "live", "theme", "light"], configDirectory: directory.url)
+        #expect(program.status == 0)
+        #expect(watcher.waitForOutput(containing: "theme: dark -> light"))
+        try defaults("delete", "live", "theme")
+        #expect(watcher.waitForOutput(containing: "theme: light -> (removed)"))
+        watcher.kill()
+    }
+
+    @Test("a write against a live program loses nothing, and the program's observers see it")
+    func livePrograms() throws {
+        let suite = IsolatedSuite(writePolicy: .coalesced(within: .seconds(30)))
+        let seen = Recorder<String?>()
+        let token = suite.adapter.observe(\.username) { seen.append($0.newValue) }
+        suite.adapter.launchCount = 5  // pending in the program, not yet written
+        let result = try Helper.run(
+            ["write", suite.name, "username", "from-the-tool"],
+            configDirectory: suite.directory.url,
+            program: Helper.tool
+        )
+        #expect(result.status == 0)
+        #expect(eventually { seen.all == ["from-the-tool"] })
+        try suite.adapter.flush()
+        let file = try suite.fileContents()
+        #expect(file["username"] as? String == "from-the-tool")
+        #expect(file["launchCount"] as? Int == 5)
+        token.invalidate()
+    }
+
+    @Test("bad input: a one-line error naming the problem, a documented status, and the file untouched")
+    func badInput() throws {
+        try defaults("write", "app", "count", "-int", "1")
+        let appFile = directory.plist("app")
+        let before = try Data(contentsOf: appFile)
+        try Data("garbage".utf8).write(to: directory.plist("broken"))
+
+        let cases: [(arguments: [String], status: Int32, mentions: String)] = [
+            (["read", "missing"], 1, "domain \"missing\" does not exist"),
+            (["read", "app", "nothing"], 1, "the key \"nothing\" does not exist"),
+            (["delete", "app", "nothing"], 1, "does not exist"),
+            (["write", "app", "count", "-int", "many"], 2, "\"many\" is not an integer"),
+            (["write", "app", "count", "-bool", "maybe"], 2, "is not a Boolean"),
+            (["write", "app", "when", "-date", "someday"], 2, "is not a date"),
+            (["write", "app", "blob", "-data", "xyz"], 2, "is not hexadecimal data"),
+            (["write", "app", "bad", "nul\u{1}"], 2, "cannot be stored"),
+            (["import", "app", appFile.path + ".nope"], 1, "cannot read"),
+            (["write", "../escape", "k", "v"], 3, "invalid suite name"),
+            (["write", "/etc/passwd", "k", "v"], 3, "invalid suite name"),
+            (["read", "broken"], 4, "is damaged"),
+            (["write", "broken", "k", "v"], 4, "is damaged"),
+            (["frobnicate"], 64, "unknown command"),
+            (["write", "app"], 64, "usage"),
+        ]
+        for item in cases {
+            let result = try Helper.run(item.arguments, configDirectory: directory.url, program: Helper.tool)
+            #expect(result.status == item.status, "\(item.arguments): \(result.errors)")
+            #expect(result.errors.hasPrefix("defaults: ") && result.errors.contains(item.mentions), "\(item.arguments)")
+            #expect(
+                result.errors.split(separator: "\n").count == 1,
+                "\(item.arguments): one line, got \(result.errors)"
+            )
+        }
+        #expect(try Data(contentsOf: appFile) == before, "the file is untouched")
+        #expect(try Data(contentsOf: directory.plist("broken")) == Data("garbage".utf8))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: directory.url.deletingLastPathComponent().appendingPathComponent("escape.plist").path
+            )
+        )
+    }
+
+    @Test("help prints the usage and the exit statuses")
+    func help() throws {
+        let text = try succeed("help")
+        #expect(text.contains("usage: defaults"))
+        #expect(text.contains("64 a usage error"))
+    }
+}

@@ -9,12 +9,14 @@ import Foundation
 // suite name that is an absolute path as the path of the file without ".plist", which is how the raw
 // Foundation suites land in the temporary directory; TypedDefaults does the same through `directory:`.
 //
-// Set TYPED_DEFAULTS_BENCH_SMOKE=1 for a quick pass in CI (one warmup and five measured iterations each).
+// Set TYPED_DEFAULTS_BENCH_SMOKE=1 for a quick pass in CI (one warmup and five measured iterations each, fewer
+// for the long benchmarks).
 // A benchmark that cannot do its work (setup, a write, or the check of the file afterwards fails) ends its
 // process with a failure status, so the run exits non-zero; see `fail(_:_:_:)`.
 
 let benchmarks: @Sendable () -> Void = {
     if let writer = ProcessInfo.processInfo.environment[latencyWriterVariable] { runLatencyWriter(writer) }
+    if let reader = ProcessInfo.processInfo.environment[firstReadVariable] { runFirstRead(reader) }
     let smoke =
         ProcessInfo.processInfo.environment["TYPED_DEFAULTS_BENCH_SMOKE"].map { !$0.isEmpty && $0 != "0" }
         ?? false
@@ -142,6 +144,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    registerValueBenchmarks(reads: reads, writes: writes)
+    registerScaleBenchmarks(smoke: smoke, reads: reads)
     registerObservationBenchmarks(smoke: smoke)
 }
 
@@ -152,9 +156,15 @@ final class SuiteFixture {
     /// The value "k" holds before a benchmark starts (not the key's default, so reads really read it).
     static let seededValue = 42
     static let seedKeyCount = 10
+    /// The names of the keys every suite starts with besides "seed0"..."seed9" (see ``Seed``).
+    static let seededKeyNames = [
+        "k", "k2", "name", "date", "rawDate", "url", "rawURL", "record", "rawRecord", "mode", "list",
+    ]
 
     let directory: URL
     let suiteName: String
+    /// How many extra string keys ("bulk.setting.identifier.000000"...) the suite holds.
+    let bulkKeyCount: Int
 
     /// The suite name that makes Foundation on Linux use `<directory>/<suiteName>.plist`.
     var foundationSuiteName: String { directory.path + "/" + suiteName }
@@ -162,16 +172,38 @@ final class SuiteFixture {
     /// The suite's file, for Foundation and TypedDefaults alike.
     var file: String { foundationSuiteName + ".plist" }
 
-    init() throws {
+    init(bulkKeys: Int = 0) throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("typed-defaults-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         suiteName = "bench-\(UUID().uuidString)"
+        bulkKeyCount = bulkKeys
         try seed()
     }
 
-    /// Ten keys of assorted types plus "k", written and synchronized through Foundation.
+    /// The name of the `index`th bulk key: 30 characters.
+    static func bulkKey(_ index: Int) -> String {
+        "bulk.setting.identifier." + String(String(1_000_000 + index).dropFirst())
+    }
+
+    /// The value of the `index`th bulk key: 30 characters.
+    static func bulkValue(_ index: Int) -> String {
+        "value of bulk setting #" + String(String(1_000_000 + index).dropFirst()) + "."
+    }
+
+    /// Ten keys of assorted types, "k", and the keys of ``seededKeyNames`` in the forms of ``Seed``, written and
+    /// synchronized through Foundation.
+    ///
+    /// Bulk keys are written to the file first, as an XML property list, and Foundation then opens the suite,
+    /// adds the other keys, and writes the whole file itself. Setting 10,000 keys one by one through Foundation
+    /// takes about 5 s (every `set` costs in proportion to the keys already there).
     private func seed() throws {
+        if bulkKeyCount > 0 {
+            var bulk: [String: String] = [:]
+            for index in 0..<bulkKeyCount { bulk[Self.bulkKey(index)] = Self.bulkValue(index) }
+            let data = try PropertyListSerialization.data(fromPropertyList: bulk, format: .xml, options: 0)
+            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+        }
         let defaults = foundationDefaults()
         for index in 0..<Self.seedKeyCount {
             switch index % 4 {
@@ -182,12 +214,22 @@ final class SuiteFixture {
             }
         }
         defaults.set(Self.seededValue, forKey: "k")
+        defaults.set(Seed.k2, forKey: "k2")
+        defaults.set(Seed.string, forKey: "name")
+        defaults.set(Seed.dateText, forKey: "date")
+        defaults.set(Seed.rawDate, forKey: "rawDate")
+        defaults.set(Seed.url.absoluteString, forKey: "url")
+        defaults.set(Seed.url, forKey: "rawURL")
+        defaults.set(try Seed.recordJSON(), forKey: "record")
+        defaults.set(try JSONEncoder().encode(Seed.record), forKey: "rawRecord")
+        defaults.set(Seed.mode.rawValue, forKey: "mode")
+        defaults.set(Seed.list, forKey: "list")
         guard defaults.synchronize() else { throw BenchmarkSetupError("could not write the seeded suite") }
         try verifyFile(holds: Self.seededValue)
     }
 
-    /// Checks that the suite's file on disk holds `k == value` and still every seeded key.
-    func verifyFile(holds value: Int) throws {
+    /// The suite's file on disk, as a dictionary.
+    func fileContents() throws -> [String: Any] {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw BenchmarkSetupError("the suite is not at \(file)")
         }
@@ -195,12 +237,39 @@ final class SuiteFixture {
         guard let dictionary = plist as? [String: Any] else {
             throw BenchmarkSetupError("\(file) does not hold a dictionary")
         }
+        return dictionary
+    }
+
+    /// Checks that the suite's file on disk holds `k == value` and still every seeded key.
+    func verifyFile(holds value: Int) throws {
+        let dictionary = try fileContents()
         guard (dictionary["k"] as? NSNumber)?.intValue == value else {
             throw BenchmarkSetupError("\(file) holds k = \(dictionary["k"] ?? "nothing"), expected \(value)")
         }
+        try verifySeededKeys(in: dictionary)
+    }
+
+    /// Checks that the suite's file on disk holds what `matches` accepts for `key`, and still every seeded key.
+    func verifyFile(_ key: String, expected: @autoclosure () -> String, matches: (Any?) -> Bool) throws {
+        let dictionary = try fileContents()
+        guard matches(dictionary[key]) else {
+            throw BenchmarkSetupError("\(file) holds \(key) = \(dictionary[key] ?? "nothing"), expected \(expected())")
+        }
+        try verifySeededKeys(in: dictionary)
+    }
+
+    private func verifySeededKeys(in dictionary: [String: Any]) throws {
         let seeds = (0..<Self.seedKeyCount).filter { dictionary["seed\($0)"] != nil }.count
         guard seeds == Self.seedKeyCount else {
             throw BenchmarkSetupError("\(file) lost seeded keys: \(seeds) of \(Self.seedKeyCount) left")
+        }
+        let missing = Self.seededKeyNames.filter { dictionary[$0] == nil }
+        guard missing.isEmpty else {
+            throw BenchmarkSetupError("\(file) lost seeded keys: \(missing.joined(separator: ", "))")
+        }
+        let bulk = dictionary.keys.filter { $0.hasPrefix("bulk.") }.count
+        guard bulk == bulkKeyCount else {
+            throw BenchmarkSetupError("\(file) holds \(bulk) bulk keys, expected \(bulkKeyCount)")
         }
     }
 
@@ -269,7 +338,7 @@ final class StateHolder<State> {
     var state: State?
 }
 
-/// Registers a benchmark on a fresh seeded suite.
+/// Registers a benchmark on a fresh seeded suite (with `bulkKeys` extra string keys).
 ///
 /// `makeState` runs in the setup (not measured), `body` is measured, and the teardown runs `verify` (checks
 /// of what the benchmark left on disk) and removes the suite's temporary directory. Any error ends the
@@ -277,6 +346,7 @@ final class StateHolder<State> {
 func suiteBenchmark<State>(
     _ name: String,
     configuration: Benchmark.Configuration,
+    bulkKeys: Int = 0,
     makeState: @escaping (SuiteFixture) throws -> State,
     body: @escaping (Benchmark, State) throws -> Void,
     verify: ((SuiteFixture, State) throws -> Void)? = nil
@@ -291,7 +361,7 @@ func suiteBenchmark<State>(
         }
     } setup: {
         do {
-            let fixture = try SuiteFixture()
+            let fixture = try SuiteFixture(bulkKeys: bulkKeys)
             holder.fixture = fixture
             holder.state = try makeState(fixture)
         } catch {

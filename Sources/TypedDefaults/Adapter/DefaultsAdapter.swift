@@ -27,8 +27,10 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     /// The key store whose key paths this adapter reads.
     public let keyStore: KeyStore
 
+    // Reads are inlined into the caller's module so that they are specialized for the value's type: generic
+    // code that is not specialized looks up type metadata at run time, which costs more than the read.
     let storage: any DefaultsStorage
-    let launchArguments: LaunchArguments
+    @usableFromInline let launchArguments: LaunchArguments
     let writePolicy: WritePolicy
 
     init(storage: any DefaultsStorage, keyStore: KeyStore, launchArguments: LaunchArguments, writePolicy: WritePolicy) {
@@ -134,7 +136,7 @@ extension DefaultsAdapter {
     /// Defaults[\.launchCount] += 1
     /// ```
     public subscript<Value>(keyPath: KeyPath<KeyStore, Key<Value>>) -> Value {
-        get { self[key: keyStore[keyPath: keyPath]] }
+        @inlinable get { self[key: keyStore[keyPath: keyPath]] }
         nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
     }
 
@@ -144,7 +146,7 @@ extension DefaultsAdapter {
     /// Defaults.volume -= 0.1
     /// ```
     public subscript<Value>(dynamicMember keyPath: KeyPath<KeyStore, Key<Value>>) -> Value {
-        get { self[key: keyStore[keyPath: keyPath]] }
+        @inlinable get { self[key: keyStore[keyPath: keyPath]] }
         nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
     }
 
@@ -161,7 +163,7 @@ extension DefaultsAdapter {
     /// Defaults[key: flag] = true
     /// ```
     public subscript<Value>(key key: Key<Value>) -> Value {
-        get { value(for: key) }
+        @inlinable get { value(for: key) }
         nonmutating set {
             do {
                 try set(newValue, for: key)
@@ -306,35 +308,65 @@ extension DefaultsAdapter {
         storage.scheduleFlush(within: delay)
     }
 
-    private func value<Value>(for key: Key<Value>) -> Value {
-        if let override = launchArguments.value(for: key, suite: storage.suiteName) { return override }
-        return decode(storage.value(forKey: key.name), for: key)
+    @inlinable
+    func value<Value>(for key: Key<Value>) -> Value {
+        if let override = launchArguments.value(for: key, suite: suiteName) { return override }
+        return decode(storedValue(forKey: key.name), for: key)
     }
 
+    @usableFromInline
+    var suiteName: String { storage.suiteName }
+
+    @usableFromInline
+    func storedValue(forKey key: String) -> PropertyListValue? { storage.value(forKey: key) }
+
+    @usableFromInline
+    var decodedValues: DecodedValueCache { storage.decodedValues }
+
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
+    @inlinable
     func decode<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value {
         decoded(stored, for: key) ?? key.defaultValue
     }
 
     /// The value a stored form stands for (the default when nothing is stored), or `nil`, with a diagnostic,
     /// when it is not a `Value`.
+    @inlinable
     func decoded<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value? {
         guard let stored else { return key.defaultValue }
+        let bridge = Value.bridge
+        let cache = bridge.decodesAtACost ? decodedValues : nil
+        if let cached = cache?.value(forKey: key.name, decodedFrom: stored, as: Value.self) { return cached }
         let problem: String
         do {
-            if let value = try Value.bridge.deserialize(stored) { return value }
+            if let value = try bridge.deserialize(stored) {
+                cache?.keep(value, forKey: key.name, decodedFrom: stored)
+                return value
+            }
             problem = ""
         } catch {
             problem = " (\(error))"
         }
-        report(
-            .storedValueMismatch,
+        reportMismatch(
             key: key.name,
-            message: "\(String(reflecting: key.name)) holds \(stored.summary), expected \(Value.self)\(problem); "
-                + "reading the default \(key.defaultValue) and leaving the stored value as it is",
-            oncePerProcess: true
+            found: stored,
+            expected: "\(Value.self)",
+            problem: problem,
+            defaultValue: "\(key.defaultValue)"
         )
         return nil
+    }
+
+    @usableFromInline
+    func reportMismatch(key: String, found: PropertyListValue, expected: String, problem: String, defaultValue: String)
+    {
+        report(
+            .storedValueMismatch,
+            key: key,
+            message: "\(String(reflecting: key)) holds \(found.summary), expected \(expected)\(problem); "
+                + "reading the default \(defaultValue) and leaving the stored value as it is",
+            oncePerProcess: true
+        )
     }
 
     private func report(

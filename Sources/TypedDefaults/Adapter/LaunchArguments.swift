@@ -23,7 +23,7 @@ import Foundation
 /// ```
 public struct LaunchArguments: Sendable {
     /// Override text by key name.
-    let values: [String: String]
+    @usableFromInline let values: [String: String]
 
     /// This process's own arguments (`ProcessInfo.processInfo.arguments`), parsed once.
     public static let process = parsing(Array(ProcessInfo.processInfo.arguments.dropFirst()))
@@ -56,8 +56,14 @@ public struct LaunchArguments: Sendable {
     }
 
     /// The override for `key`, decoded by its bridge; `nil` if there is none or it does not parse.
+    @inlinable
     func value<Value: DefaultsSerializable>(for key: Key<Value>, suite: String) -> Value? {
-        guard let text = values[key.name] else { return nil }
+        guard !values.isEmpty, let text = values[key.name] else { return nil }
+        return parse(text, for: key, suite: suite)
+    }
+
+    @usableFromInline
+    func parse<Value: DefaultsSerializable>(_ text: String, for key: Key<Value>, suite: String) -> Value? {
         if let value = try? Value.bridge.deserialize(.string(text)) { return value }
         // Collections and dictionaries: property-list text such as `(a,b)`, as Foundation accepts, or JSON.
         let data = Data(text.utf8)

@@ -16,7 +16,12 @@ import Foundation
 /// ```
 public struct CodableBridge<Value: Codable>: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns the value encoded as a JSON string.
     public func serialize(_ value: Value) throws -> PropertyListValue? {

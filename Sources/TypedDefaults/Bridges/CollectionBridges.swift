@@ -8,7 +8,12 @@
 /// ```
 public struct OptionalBridge<Wrapped: DefaultsSerializable>: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// As costly as the wrapped type's decoding.
+    @inlinable
+    public var decodesAtACost: Bool { Wrapped.bridge.decodesAtACost }
 
     /// Returns `nil` for `nil`, and the wrapped value's stored form otherwise.
     public func serialize(_ value: Wrapped?) throws -> PropertyListValue? {
@@ -36,7 +41,12 @@ public struct OptionalBridge<Wrapped: DefaultsSerializable>: DefaultsBridge {
 /// ```
 public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns `.array` of the elements' stored forms; throws if an element has none.
     public func serialize(_ value: [Element]) throws -> PropertyListValue? {
@@ -75,7 +85,12 @@ public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
 /// ```
 public struct SetBridge<Element: DefaultsSerializable & Hashable>: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns `.array` of the elements' stored forms.
     public func serialize(_ value: Set<Element>) throws -> PropertyListValue? {
@@ -107,7 +122,12 @@ public struct DictionaryBridge<
     DefaultsBridge
 {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns `.dictionary` of the values' stored forms; throws if a key or value has none.
     public func serialize(_ value: [DictionaryKey: DictionaryValue]) throws -> PropertyListValue? {
@@ -150,20 +170,24 @@ public struct DictionaryBridge<
 
 extension Optional: DefaultsSerializable where Wrapped: DefaultsSerializable {
     /// Stores `nil` as no value.
+    @inlinable
     public static var bridge: OptionalBridge<Wrapped> { OptionalBridge() }
 }
 
 extension Array: DefaultsSerializable where Element: DefaultsSerializable {
     /// Stores arrays as `<array>`.
+    @inlinable
     public static var bridge: ArrayBridge<Element> { ArrayBridge() }
 }
 
 extension Set: DefaultsSerializable where Element: DefaultsSerializable {
     /// Stores sets as `<array>`.
+    @inlinable
     public static var bridge: SetBridge<Element> { SetBridge() }
 }
 
 extension Dictionary: DefaultsSerializable where Key: LosslessStringConvertible, Value: DefaultsSerializable {
     /// Stores dictionaries as `<dict>`.
+    @inlinable
     public static var bridge: DictionaryBridge<Key, Value> { DictionaryBridge() }
 }

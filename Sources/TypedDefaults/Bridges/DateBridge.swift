@@ -15,7 +15,12 @@ import Foundation
 /// ```
 public struct DateBridge: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns the date as a precise ISO 8601 string; throws for a date whose time interval is not finite.
     public func serialize(_ value: Date) throws -> PropertyListValue? {
@@ -39,5 +44,6 @@ public struct DateBridge: DefaultsBridge {
 
 extension Date: DefaultsSerializable {
     /// Stores dates as precise ISO 8601 strings.
+    @inlinable
     public static var bridge: DateBridge { DateBridge() }
 }

@@ -35,6 +35,17 @@ public protocol DefaultsBridge<Value>: Sendable {
 
     /// Returns the value a stored form stands for, or `nil` if it does not stand for a `Value`.
     func deserialize(_ stored: PropertyListValue) throws -> Value?
+
+    /// Whether reads should keep the decoded value and hand it out again while the stored form is unchanged,
+    /// rather than decode on every read: `true` for costly decoding (JSON, parsing text, collections) of value
+    /// types. The default is `false`.
+    var decodesAtACost: Bool { get }
+}
+
+extension DefaultsBridge {
+    /// `false`: decoding is cheap enough to do on every read.
+    @inlinable
+    public var decodesAtACost: Bool { false }
 }
 
 /// The error a bridge throws for a value it cannot store or a stored form it cannot read.

@@ -29,20 +29,24 @@ public protocol DefaultsSerializable {
 
 extension DefaultsSerializable where Self: Codable {
     /// Stores the value as a JSON string.
+    @inlinable
     public static var bridge: CodableBridge<Self> { CodableBridge() }
 }
 
 extension DefaultsSerializable where Self: RawRepresentable, RawValue: DefaultsSerializable {
     /// Stores the value as its raw value.
+    @inlinable
     public static var bridge: RawRepresentableBridge<Self> { RawRepresentableBridge() }
 }
 
 extension DefaultsSerializable where Self: RawRepresentable & Codable, RawValue: DefaultsSerializable {
     /// Stores the value as its raw value: for a type that is both, the raw value wins.
+    @inlinable
     public static var bridge: RawRepresentableBridge<Self> { RawRepresentableBridge() }
 }
 
 extension DefaultsSerializable where Self: NSObject & NSSecureCoding {
     /// Stores the object as a keyed archive.
+    @inlinable
     public static var bridge: SecureCodingBridge<Self> { SecureCodingBridge() }
 }

@@ -13,7 +13,12 @@ import Foundation
 /// ```
 public struct URLBridge: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns `.string(value.absoluteString)`.
     public func serialize(_ value: URL) -> PropertyListValue? { .string(value.absoluteString) }
@@ -38,7 +43,12 @@ public struct URLBridge: DefaultsBridge {
 /// ```
 public struct UUIDBridge: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns `.string(value.uuidString)`.
     public func serialize(_ value: UUID) -> PropertyListValue? { .string(value.uuidString) }
@@ -62,7 +72,12 @@ public struct UUIDBridge: DefaultsBridge {
 /// ```
 public struct DecimalBridge: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// Decoding parses, so reads keep the decoded value.
+    @inlinable
+    public var decodesAtACost: Bool { true }
 
     /// Returns the decimal's string; throws for NaN, which has no decimal spelling.
     public func serialize(_ value: Decimal) throws -> PropertyListValue? {
@@ -88,16 +103,19 @@ public struct DecimalBridge: DefaultsBridge {
 
 extension URL: DefaultsSerializable {
     /// Stores URLs as absolute strings.
+    @inlinable
     public static var bridge: URLBridge { URLBridge() }
 }
 
 extension UUID: DefaultsSerializable {
     /// Stores UUIDs as strings.
+    @inlinable
     public static var bridge: UUIDBridge { UUIDBridge() }
 }
 
 extension Decimal: DefaultsSerializable {
     /// Stores decimals as exact strings.
+    @inlinable
     public static var bridge: DecimalBridge { DecimalBridge() }
 }
 

@@ -15,12 +15,15 @@ import Foundation
 /// ```
 public struct StringBridge: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
 
     /// Returns `.string(value)`.
+    @inlinable
     public func serialize(_ value: String) -> PropertyListValue? { .string(value) }
 
     /// Returns the string of a `.string`, and `nil` for anything else.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) -> String? { stored.stringValue }
 }
 
@@ -36,12 +39,15 @@ public struct StringBridge: DefaultsBridge {
 /// ```
 public struct BoolBridge: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
 
     /// Returns `.bool(value)`.
+    @inlinable
     public func serialize(_ value: Bool) -> PropertyListValue? { .bool(value) }
 
     /// Returns the Boolean a stored value spells, or `nil`.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) -> Bool? {
         switch stored {
         case .bool(let value): return value
@@ -71,9 +77,11 @@ public struct BoolBridge: DefaultsBridge {
 /// ```
 public struct IntegerBridge<Value: FixedWidthInteger & Sendable>: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
 
     /// Returns `.integer`, or `.unsignedInteger` for values above `Int64.max`.
+    @inlinable
     public func serialize(_ value: Value) throws -> PropertyListValue? {
         if let signed = Int64(exactly: value) { return .integer(signed) }
         if let unsigned = UInt64(exactly: value) { return .unsignedInteger(unsigned) }
@@ -81,6 +89,7 @@ public struct IntegerBridge<Value: FixedWidthInteger & Sendable>: DefaultsBridge
     }
 
     /// Returns the integer a stored value holds if it fits in `Value`, or `nil`.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) -> Value? {
         switch stored {
         case .integer(let value): Value(exactly: value)
@@ -105,9 +114,11 @@ public struct IntegerBridge<Value: FixedWidthInteger & Sendable>: DefaultsBridge
 /// ```
 public struct FloatingPointBridge<Value: BinaryFloatingPoint & Sendable>: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
 
     /// Returns `.double`, or `.string("-0.0")` for negative zero.
+    @inlinable
     public func serialize(_ value: Value) -> PropertyListValue? {
         let double = Double(value)
         if double == 0 && double.sign == .minus { return .string("-0.0") }
@@ -115,6 +126,7 @@ public struct FloatingPointBridge<Value: BinaryFloatingPoint & Sendable>: Defaul
     }
 
     /// Returns the number a stored value holds, or `nil`.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) -> Value? {
         switch stored {
         case .double(let value): Value(value)
@@ -135,12 +147,15 @@ public struct FloatingPointBridge<Value: BinaryFloatingPoint & Sendable>: Defaul
 /// ```
 public struct DataBridge: DefaultsBridge {
     /// Creates the bridge.
+    @inlinable
     public init() {}
 
     /// Returns `.data(value)`.
+    @inlinable
     public func serialize(_ value: Data) -> PropertyListValue? { .data(value) }
 
     /// Returns the bytes of a `.data`, and `nil` for anything else.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) -> Data? {
         if case .data(let value) = stored { value } else { nil }
     }
@@ -148,80 +163,96 @@ public struct DataBridge: DefaultsBridge {
 
 extension String: DefaultsSerializable {
     /// Stores strings natively.
+    @inlinable
     public static var bridge: StringBridge { StringBridge() }
 }
 
 extension Bool: DefaultsSerializable {
     /// Stores Booleans natively.
+    @inlinable
     public static var bridge: BoolBridge { BoolBridge() }
 }
 
 extension Data: DefaultsSerializable {
     /// Stores bytes natively.
+    @inlinable
     public static var bridge: DataBridge { DataBridge() }
 }
 
 extension Double: DefaultsSerializable {
     /// Stores doubles natively.
+    @inlinable
     public static var bridge: FloatingPointBridge<Double> { FloatingPointBridge() }
 }
 
 extension Float: DefaultsSerializable {
     /// Stores floats as doubles.
+    @inlinable
     public static var bridge: FloatingPointBridge<Float> { FloatingPointBridge() }
 }
 
 extension CGFloat: DefaultsSerializable {
     /// Stores `CGFloat` as a double (Foundation itself crashes storing a `CGFloat` on Linux).
+    @inlinable
     public static var bridge: FloatingPointBridge<CGFloat> { FloatingPointBridge() }
 }
 
 extension Int: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<Int> { IntegerBridge() }
 }
 
 extension Int8: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<Int8> { IntegerBridge() }
 }
 
 extension Int16: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<Int16> { IntegerBridge() }
 }
 
 extension Int32: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<Int32> { IntegerBridge() }
 }
 
 extension Int64: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<Int64> { IntegerBridge() }
 }
 
 extension UInt: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<UInt> { IntegerBridge() }
 }
 
 extension UInt8: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<UInt8> { IntegerBridge() }
 }
 
 extension UInt16: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<UInt16> { IntegerBridge() }
 }
 
 extension UInt32: DefaultsSerializable {
     /// Stores integers natively.
+    @inlinable
     public static var bridge: IntegerBridge<UInt32> { IntegerBridge() }
 }
 
 extension UInt64: DefaultsSerializable {
     /// Stores integers natively, above `Int64.max` too.
+    @inlinable
     public static var bridge: IntegerBridge<UInt64> { IntegerBridge() }
 }

@@ -38,6 +38,7 @@ public enum PropertyListValue: Sendable, Hashable {
 
 extension PropertyListValue {
     /// The string, if this is a `.string`.
+    @inlinable
     public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }

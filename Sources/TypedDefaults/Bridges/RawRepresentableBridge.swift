@@ -11,7 +11,12 @@
 public struct RawRepresentableBridge<Value: RawRepresentable>: DefaultsBridge
 where Value.RawValue: DefaultsSerializable {
     /// Creates the bridge.
+    @inlinable
     public init() {}
+
+    /// As costly as the raw value's decoding.
+    @inlinable
+    public var decodesAtACost: Bool { Value.RawValue.bridge.decodesAtACost }
 
     /// Returns the raw value's stored form.
     public func serialize(_ value: Value) throws -> PropertyListValue? {

@@ -25,12 +25,14 @@ public struct Key<Value: DefaultsSerializable> {
     public let defaultValue: Value
 
     /// Creates a key with a name and a default value.
+    @inlinable
     public init(_ name: String, default defaultValue: Value) {
         self.name = name
         self.defaultValue = defaultValue
     }
 
     /// Creates a key for an optional value, whose default is `nil`.
+    @inlinable
     public init<Wrapped>(_ name: String) where Value == Wrapped? {
         self.init(name, default: nil)
     }

@@ -10,6 +10,9 @@ protocol DefaultsStorage: Sendable {
     /// this process or (for files) by another process.
     var changes: ChangeHub { get }
 
+    /// Values decoded by costly bridges, kept for as long as their stored form is unchanged.
+    var decodedValues: DecodedValueCache { get }
+
     /// The value stored for `key`, or `nil` if none is stored or it is not a property-list value.
     func value(forKey key: String) -> PropertyListValue?
 

@@ -16,6 +16,7 @@ final class FileStorage: DefaultsStorage {
     let suiteName: String
     let file: SuiteFile
     let changes: ChangeHub
+    let decodedValues = DecodedValueCache()
     private let state: Locked<State>
     /// Serializes this process's flushes and read-modify-writes; the file lock does so across processes.
     private let writeLock = NSLock()
@@ -153,12 +154,35 @@ final class FileStorage: DefaultsStorage {
     // MARK: Reading
 
     func value(forKey key: String) -> PropertyListValue? {
-        withState { state in
-            refreshIfStale(&state)
-            if let pending = state.pending[key] { return pending.value }
-            if state.pendingClear != nil { return nil }
-            return state.stored[key]
+        // The hot path: the copy is fresh enough, so a lookup under the lock is all a read costs.
+        let now = Self.now()
+        let fresh: PropertyListValue?? = state.withLock { state in
+            guard state.loaded, now &- state.lastCheck < Self.freshnessInterval else { return nil }
+            return .some(Self.lookup(key, in: state))
         }
+        if let fresh { return fresh }
+        return withState { state in
+            refreshIfStale(&state)
+            return Self.lookup(key, in: state)
+        }
+    }
+
+    private static func lookup(_ key: String, in state: State) -> PropertyListValue? {
+        if !state.pending.isEmpty, let pending = state.pending[key] { return pending.value }
+        if state.pendingClear != nil { return nil }
+        return state.stored[key]
+    }
+
+    /// A monotonic clock cheap enough to read on every read: its resolution (a few milliseconds) is far finer
+    /// than the freshness interval.
+    private static func now() -> UInt64 {
+        #if os(Linux)
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        #else
+        return DispatchTime.now().uptimeNanoseconds
+        #endif
     }
 
     func hasValue(forKey key: String) -> Bool { value(forKey: key) != nil }
@@ -210,7 +234,7 @@ final class FileStorage: DefaultsStorage {
 
     /// Reloads the file if it changed since it was last read, at most every ``freshnessInterval``.
     private func refreshIfStale(_ state: inout State) {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = Self.now()
         if state.loaded, now &- state.lastCheck < Self.freshnessInterval { return }
         state.lastCheck = now
         do {
@@ -351,7 +375,7 @@ final class FileStorage: DefaultsStorage {
                 state.version = version
                 state.loaded = true
                 state.problem = nil
-                state.lastCheck = DispatchTime.now().uptimeNanoseconds
+                state.lastCheck = Self.now()
                 state.pending = state.pending.filter { $0.value.generation > generation }
                 if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
             }

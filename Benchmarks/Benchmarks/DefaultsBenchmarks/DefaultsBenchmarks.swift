@@ -87,6 +87,9 @@ let benchmarks: @Sendable () -> Void = {
             try state.adapter.set(state.next, for: state.key)
         }
     } verify: { suite, state in
+        // Also writes the backup copy the last write scheduled, which would otherwise recreate the suite's
+        // directory after the teardown removed it.
+        try state.adapter.flush()
         try suite.verifyFile(holds: state.next)
     }
 

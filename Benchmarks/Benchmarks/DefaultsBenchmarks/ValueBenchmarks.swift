@@ -332,7 +332,7 @@ private func registerDateAndURLBenchmarks(reads: Benchmark.Configuration, writes
             $0?.absoluteString == Seed.url.absoluteString
         }
         return state
-    } body: { benchmark, state in
+    } body: { (benchmark, state: FoundationWrites<URL>) in
         for _ in benchmark.scaledIterations {
             state.count &+= 1
             state.defaults.set(state.last, forKey: "rawURL")
@@ -543,7 +543,11 @@ private func registerCodableAndEnumBenchmarks(reads: Benchmark.Configuration, wr
     }
 
     suiteBenchmark("TypedDefaults set enum (coalesced)", configuration: reads) { suite in
-        let state = TypedWrites(adapter: try suite.adapter(), key: Key<Mode>("mode", default: .a), values: Written.modes)
+        let state = TypedWrites(
+            adapter: try suite.adapter(),
+            key: Key<Mode>("mode", default: .a),
+            values: Written.modes
+        )
         try expectSeeded(state.adapter[key: state.key], "TypedDefaults' \"mode\"") { $0 == Seed.mode }
         return state
     } body: { benchmark, state in

@@ -32,9 +32,12 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     let storage: any DefaultsStorage
     @usableFromInline let launchArguments: LaunchArguments
     let writePolicy: WritePolicy
+    /// The storage's decoded values, held directly so a read does not go through the storage to find them.
+    @usableFromInline let decodedValues: DecodedValueCache
 
     init(storage: any DefaultsStorage, keyStore: KeyStore, launchArguments: LaunchArguments, writePolicy: WritePolicy) {
         self.storage = storage
+        self.decodedValues = storage.decodedValues
         self.keyStore = keyStore
         self.launchArguments = launchArguments
         self.writePolicy = writePolicy
@@ -320,8 +323,6 @@ extension DefaultsAdapter {
     @usableFromInline
     func storedValue(forKey key: String) -> PropertyListValue? { storage.value(forKey: key) }
 
-    @usableFromInline
-    var decodedValues: DecodedValueCache { storage.decodedValues }
 
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
     @inlinable

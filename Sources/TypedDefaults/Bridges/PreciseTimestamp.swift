@@ -15,10 +15,10 @@ enum PreciseTimestamp {
     static func string(from date: Date) -> String? {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) < maximumMagnitude else { return nil }
-        let whole = interval.rounded(.down)
-        let fraction = fractionDigits(of: interval - whole, above: whole, target: interval)
+        let whole = Int64(interval.rounded(.down))
+        let fraction = fractionDigits(of: interval, whole: whole)
 
-        let unixSeconds = Int64(whole) + referenceOffset
+        let unixSeconds = whole + referenceOffset
         let days = unixSeconds.floorDivided(by: 86_400)
         let secondOfDay = unixSeconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
@@ -42,10 +42,10 @@ enum PreciseTimestamp {
             (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
 
-        var fraction = 0.0
+        var fraction = ""
         if scanner.take(".") {
-            guard let digits = scanner.digits(), let value = Double("0." + digits) else { return nil }
-            fraction = value
+            guard let digits = scanner.digits() else { return nil }
+            fraction = digits
         }
         var offset: Int64 = 0
         if scanner.take("Z") {
@@ -62,21 +62,40 @@ enum PreciseTimestamp {
 
         let days = days(fromCivil: negativeYear ? -year : year, month, day)
         let unixSeconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        let whole = Double(unixSeconds - referenceOffset)
-        return Date(timeIntervalSinceReferenceDate: whole + fraction)
+        return interval(whole: unixSeconds - referenceOffset, fraction: fraction).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
-    /// The shortest decimal digits `d` for which `whole + Double("0.d")` is exactly `target`.
-    private static func fractionDigits(of fraction: Double, above whole: Double, target: Double) -> String {
-        guard fraction > 0 else { return "" }
+    /// The interval that whole seconds and fraction digits stand for. From 2001 on it is one correctly rounded
+    /// parse of the decimal number, so the shortest digits that round-trip the `Double` come back exactly;
+    /// before 2001 the whole seconds count down and the fraction up.
+    private static func interval(whole: Int64, fraction: String) -> Double? {
+        if fraction.isEmpty { return Double(whole) }
+        if whole >= 0 { return Double("\(whole).\(fraction)") }
+        return Double("0." + fraction).map { Double(whole) + $0 }
+    }
+
+    /// The fewest fraction digits that parse back (see ``interval(whole:fraction:)``) to exactly `interval`.
+    private static func fractionDigits(of interval: Double, whole: Int64) -> String {
+        guard interval != Double(whole) else { return "" }
+        // Swift prints the shortest decimal that round-trips a `Double`: its fraction is the answer, when
+        // it is printed without an exponent.
+        if whole >= 0 {
+            let text = interval.description
+            if !text.contains("e"), let point = text.firstIndex(of: ".") {
+                var digits = String(text[text.index(after: point)...])
+                while digits.hasSuffix("0") { digits.removeLast() }
+                if Self.interval(whole: whole, fraction: digits) == interval { return digits }
+            }
+        }
+        let fraction = interval - Double(whole)
         var closest = ""
         for count in 1...20 {
             let formatted = String(format: "%.\(count)f", fraction)
             guard formatted.hasPrefix("0.") else { continue }
             closest = String(formatted.dropFirst(2))
-            if let value = Double(formatted), whole + value == target { break }
+            if Self.interval(whole: whole, fraction: closest) == interval { break }
         }
-        // Trailing zeros say nothing; a fraction that rounds to zero needs no digits at all.
+        // Trailing zeros say nothing.
         while closest.hasSuffix("0") { closest.removeLast() }
         return closest
     }

@@ -19,20 +19,29 @@ where Value.RawValue: DefaultsSerializable {
     public var decodesAtACost: Bool { Value.RawValue.bridge.decodesAtACost }
 
     /// Returns the raw value's stored form.
+    @inlinable
     public func serialize(_ value: Value) throws -> PropertyListValue? {
         try Value.RawValue.bridge.serialize(value.rawValue)
     }
 
     /// Returns the value whose raw value is stored; throws when the raw value names no value.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> Value? {
-        var stored = stored
-        if case .string(let text) = stored, let unquoted = JSONText.unquote(text) {
-            stored = .string(unquoted)
+        let rawValue = try Value.RawValue.bridge.deserialize(stored)
+        if let rawValue, let value = Value(rawValue: rawValue) { return value }
+        return try deserializeQuotedOrReport(stored, rawValue: rawValue)
+    }
+
+    /// The slow path: a JSON-quoted raw value (as sindresorhus/Defaults writes enums), or an error naming the
+    /// raw value that matches no value.
+    @usableFromInline
+    func deserializeQuotedOrReport(_ stored: PropertyListValue, rawValue: Value.RawValue?) throws -> Value? {
+        if case .string(let text) = stored, let unquoted = JSONText.unquote(text),
+            let raw = try Value.RawValue.bridge.deserialize(.string(unquoted)), let value = Value(rawValue: raw)
+        {
+            return value
         }
-        guard let rawValue = try Value.RawValue.bridge.deserialize(stored) else { return nil }
-        guard let value = Value(rawValue: rawValue) else {
-            throw DefaultsBridgeError("\(String(reflecting: rawValue)) is not a raw value of \(Value.self)")
-        }
-        return value
+        guard let rawValue else { return nil }
+        throw DefaultsBridgeError("\(String(reflecting: rawValue)) is not a raw value of \(Value.self)")
     }
 }

@@ -20,9 +20,9 @@ import Dispatch
 /// ```
 @propertyWrapper
 public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
-    private let adapter: DefaultsAdapter<DefaultsKeys>
-    private let key: Key<Value>
-    private let cache: Cache?
+    @usableFromInline let adapter: DefaultsAdapter<DefaultsKeys>
+    @usableFromInline let key: Key<Value>
+    @usableFromInline let cache: DefaultCache<Value>?
 
     /// A property for a key of ``DefaultsKeys``, read and written through ``Defaults``.
     public init(_ keyPath: KeyPath<DefaultsKeys, Key<Value>>, options: DefaultOptions = []) {
@@ -49,12 +49,12 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
         )
         self.cache =
             options.isEmpty
-            ? nil : Cache(key: key.name, storage: adapter.storage, observed: options.contains(.observed))
+            ? nil : DefaultCache(key: key.name, storage: adapter.storage, observed: options.contains(.observed))
     }
 
     /// The key's value.
     public var wrappedValue: Value {
-        get {
+        @inlinable get {
             guard let cache else { return adapter[key: key] }
             let (cached, generation) = cache.state.withLock { ($0.value, $0.generation) }
             if let cached { return cached }
@@ -92,37 +92,42 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
         adapter.updates(key)
     }
 
-    /// The cached value, shared by copies of the wrapper.
-    private final class Cache: Sendable {
-        struct State: Sendable {
-            var value: Value?
-            /// Counts changes, so a read that raced with one does not cache what it read.
-            var generation = 0
+}
+
+/// The cached value of a ``Default`` property, shared by copies of the wrapper.
+@usableFromInline
+final class DefaultCache<Value: Sendable>: Sendable {
+    @usableFromInline
+    struct State: Sendable {
+        @usableFromInline var value: Value?
+        /// Counts changes, so a read that raced with one does not cache what it read.
+        @usableFromInline var generation = 0
+
+        init() {}
+    }
+
+    @usableFromInline let state = Locked(State())
+    private let registration: (hub: ChangeHub, id: UInt64)?
+
+    init(key: String, storage: any DefaultsStorage, observed: Bool) {
+        guard observed else {
+            registration = nil
+            return
         }
-
-        let state = Locked(State())
-        private let registration: (hub: ChangeHub, id: UInt64)?
-
-        init(key: String, storage: any DefaultsStorage, observed: Bool) {
-            guard observed else {
-                registration = nil
-                return
+        // Dropping the cached value on every change is enough: the next read fetches the new one. (Decoding
+        // here would run a bridge under the suite's lock.)
+        let state = self.state
+        let id = storage.changes.add(keys: [key]) { _ in
+            state.withLock { state in
+                state.value = nil
+                state.generation += 1
             }
-            // Dropping the cached value on every change is enough: the next read fetches the new one. (Decoding
-            // here would run a bridge under the suite's lock.)
-            let state = self.state
-            let id = storage.changes.add(keys: [key]) { _ in
-                state.withLock { state in
-                    state.value = nil
-                    state.generation += 1
-                }
-            }
-            registration = (storage.changes, id)
         }
+        registration = (storage.changes, id)
+    }
 
-        deinit {
-            if let registration { registration.hub.remove(registration.id) }
-        }
+    deinit {
+        if let registration { registration.hub.remove(registration.id) }
     }
 }
 

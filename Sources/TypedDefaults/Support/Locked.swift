@@ -5,15 +5,18 @@ import Foundation
 /// Built on `NSLock` (a pthread mutex) rather than the Synchronization module's `Mutex`: on Linux `Mutex`
 /// waits on a futex that ThreadSanitizer cannot see, so `swift test --sanitize=thread` would report every
 /// use of it as a race.
+@usableFromInline
 final class Locked<State: Sendable>: @unchecked Sendable {
     // `state` is only read or written while holding `lock`.
-    private let lock = NSLock()
-    private var state: State
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var state: State
 
+    @usableFromInline
     init(_ state: State) {
         self.state = state
     }
 
+    @inlinable
     func withLock<Result, Failure>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TypedDefaults
+@testable import TypedDefaults
 import TypedDefaultsTestSupport
 
 /// The shared type matrix (every supported type as value, optional, array, nested array, dictionary and
@@ -49,5 +49,49 @@ struct TypeMatrixTests {
             contents.count == TypeMatrix.catalog.count
                 - TypeMatrix.catalog.filter { $0.key.hasSuffix(".removed") }.count
         )
+    }
+}
+
+@Suite("Property-list XML")
+struct PropertyListXMLTests {
+    @Test("TypedDefaults writes byte for byte what Foundation writes, reals and dates aside")
+    func sameBytesAsFoundation() throws {
+        let values: [String: PropertyListValue] = [
+            "string": .string("a<b&c>\"' héllo"),
+            "integer": .integer(.min),
+            "unsigned": .unsignedInteger(.max),
+            "true": .bool(true),
+            "false": .bool(false),
+            "data": .data(Data(repeating: 7, count: 100)),
+            "empty data": .data(Data()),
+            "array": .array([.integer(1), .string("x"), .array([]), .dictionary([:])]),
+            "dict": .dictionary(["nested": .array([.data(Data([1, 2, 3]))]), "k": .string("")]),
+        ]
+        let foundation = try PropertyListSerialization.data(
+            fromPropertyList: PropertyListValue.dictionary(values).foundationObject,
+            format: .xml,
+            options: 0
+        )
+        #expect(
+            String(decoding: PropertyListXML.data(values), as: UTF8.self) == String(decoding: foundation, as: UTF8.self)
+        )
+    }
+
+    @Test("reals and dates read back exactly through Foundation's reader")
+    func realsAndDates() throws {
+        let reals: [Double] = [
+            0.1, 3.14, -0.0, 1e20, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity, -.infinity, .nan,
+        ]
+        var values: [String: PropertyListValue] = ["date": .date(Date(timeIntervalSinceReferenceDate: 816_942_874))]
+        for (index, real) in reals.enumerated() { values["r\(index)"] = .double(real) }
+        let parsed = try SuiteFile.parse(PropertyListXML.data(values)).get()
+        for (index, real) in reals.enumerated() {
+            guard case .double(let read)? = parsed["r\(index)"] else {
+                Issue.record("r\(index) did not come back as a real")
+                continue
+            }
+            #expect(read.isExactly(real), "\(real) read back as \(read)")
+        }
+        #expect(parsed["date"] == .date(Date(timeIntervalSinceReferenceDate: 816_942_874)))
     }
 }

@@ -323,7 +323,6 @@ extension DefaultsAdapter {
     @usableFromInline
     func storedValue(forKey key: String) -> PropertyListValue? { storage.value(forKey: key) }
 
-
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
     @inlinable
     func decode<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value {

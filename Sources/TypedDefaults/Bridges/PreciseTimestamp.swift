@@ -62,7 +62,8 @@ enum PreciseTimestamp {
 
         let days = days(fromCivil: negativeYear ? -year : year, month, day)
         let unixSeconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return interval(whole: unixSeconds - referenceOffset, fraction: fraction).map(Date.init(timeIntervalSinceReferenceDate:))
+        return interval(whole: unixSeconds - referenceOffset, fraction: fraction)
+            .map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// The interval that whole seconds and fraction digits stand for. From 2001 on it is one correctly rounded

@@ -166,16 +166,7 @@ struct SuiteFile: Sendable {
             }
             try checkRegularFile(info)
         }
-        let data: Data
-        do {
-            data = try PropertyListSerialization.data(
-                fromPropertyList: values.mapValues(\.foundationObject),
-                format: .xml,
-                options: 0
-            )
-        } catch {
-            throw writeFailed("the values could not be serialized (\(error))", nil)
-        }
+        let data = PropertyListXML.data(values)
         let temporary = try writeTemporaryCopy(of: data, durably: true)
         guard rename(temporary, path) == 0 else {
             let code = errno

@@ -66,9 +66,10 @@ enum PreciseTimestamp {
             .map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
-    /// The interval that whole seconds and fraction digits stand for. From 2001 on it is one correctly rounded
-    /// parse of the decimal number, so the shortest digits that round-trip the `Double` come back exactly;
-    /// before 2001 the whole seconds count down and the fraction up.
+    /// The interval that whole seconds and fraction digits stand for.
+    ///
+    /// From 2001 on it is one correctly rounded parse of the decimal number, so the shortest digits that
+    /// round-trip the `Double` come back exactly; before 2001 the whole seconds count down and the fraction up.
     private static func interval(whole: Int64, fraction: String) -> Double? {
         if fraction.isEmpty { return Double(whole) }
         if whole >= 0 { return Double("\(whole).\(fraction)") }

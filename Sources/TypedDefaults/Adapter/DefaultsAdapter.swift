@@ -32,12 +32,9 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     let storage: any DefaultsStorage
     @usableFromInline let launchArguments: LaunchArguments
     let writePolicy: WritePolicy
-    /// The storage's decoded values, held directly so a read does not go through the storage to find them.
-    @usableFromInline let decodedValues: DecodedValueCache
 
     init(storage: any DefaultsStorage, keyStore: KeyStore, launchArguments: LaunchArguments, writePolicy: WritePolicy) {
         self.storage = storage
-        self.decodedValues = storage.decodedValues
         self.keyStore = keyStore
         self.launchArguments = launchArguments
         self.writePolicy = writePolicy
@@ -314,7 +311,16 @@ extension DefaultsAdapter {
     @inlinable
     func value<Value>(for key: Key<Value>) -> Value {
         if let override = launchArguments.value(for: key, suite: suiteName) { return override }
-        return decode(storedValue(forKey: key.name), for: key)
+        guard Value.bridge.decodesAtACost else { return decode(storedValue(forKey: key.name), for: key) }
+        // A costly bridge's value is kept beside the stored one and decoded again only when that changes.
+        let (stored, kept) = storedValueForDecoding(forKey: key.name)
+        if let kept, kept.type == ObjectIdentifier(Value.self) {
+            return unsafeDowncast(kept, to: DecodedValue<Value>.self).value
+        }
+        guard let stored else { return key.defaultValue }
+        guard let value = decoded(stored, for: key) else { return key.defaultValue }
+        keepDecoded(DecodedValue(value), forKey: key.name, decodedFrom: stored)
+        return value
     }
 
     @usableFromInline
@@ -322,6 +328,16 @@ extension DefaultsAdapter {
 
     @usableFromInline
     func storedValue(forKey key: String) -> PropertyListValue? { storage.value(forKey: key) }
+
+    @usableFromInline
+    func storedValueForDecoding(forKey key: String) -> (PropertyListValue?, AnyDecodedValue?) {
+        storage.valueForDecoding(forKey: key)
+    }
+
+    @usableFromInline
+    func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue) {
+        storage.keepDecoded(decoded, forKey: key, decodedFrom: source)
+    }
 
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
     @inlinable
@@ -334,15 +350,9 @@ extension DefaultsAdapter {
     @inlinable
     func decoded<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value? {
         guard let stored else { return key.defaultValue }
-        let bridge = Value.bridge
-        let cache = bridge.decodesAtACost ? decodedValues : nil
-        if let cached = cache?.value(forKey: key.name, decodedFrom: stored, as: Value.self) { return cached }
         let problem: String
         do {
-            if let value = try bridge.deserialize(stored) {
-                cache?.keep(value, forKey: key.name, decodedFrom: stored)
-                return value
-            }
+            if let value = try Value.bridge.deserialize(stored) { return value }
             problem = ""
         } catch {
             problem = " (\(error))"

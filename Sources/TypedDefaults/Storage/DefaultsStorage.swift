@@ -10,8 +10,11 @@ protocol DefaultsStorage: Sendable {
     /// this process or (for files) by another process.
     var changes: ChangeHub { get }
 
-    /// Values decoded by costly bridges, kept for as long as their stored form is unchanged.
-    var decodedValues: DecodedValueCache { get }
+    /// The value stored for `key`, with what a costly bridge last decoded from that very value, if anything.
+    func valueForDecoding(forKey key: String) -> (value: PropertyListValue?, decoded: AnyDecodedValue?)
+
+    /// Keeps what a costly bridge decoded from `source`, while `key` still holds `source`.
+    func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue)
 
     /// The value stored for `key`, or `nil` if none is stored or it is not a property-list value.
     func value(forKey key: String) -> PropertyListValue?
@@ -51,4 +54,13 @@ protocol DefaultsStorage: Sendable {
 
     /// Throws if the suite's file is damaged, unreadable or unsafe.
     func checkFile() throws(DefaultsError)
+}
+
+extension DefaultsStorage {
+    /// Storage that keeps no decoded values: every read decodes.
+    func valueForDecoding(forKey key: String) -> (value: PropertyListValue?, decoded: AnyDecodedValue?) {
+        (value(forKey: key), nil)
+    }
+
+    func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue) {}
 }

@@ -16,7 +16,6 @@ final class FileStorage: DefaultsStorage {
     let suiteName: String
     let file: SuiteFile
     let changes: ChangeHub
-    let decodedValues = DecodedValueCache()
     private let state: Locked<State>
     /// Serializes this process's flushes and read-modify-writes; the file lock does so across processes.
     private let writeLock = NSLock()
@@ -30,7 +29,8 @@ final class FileStorage: DefaultsStorage {
     }
 
     private struct State: Sendable {
-        var stored: [String: PropertyListValue] = [:]
+        /// The file's values, each with the value last decoded from it by a costly bridge.
+        var stored: [String: StoredSlot] = [:]
         var version: SuiteFile.Version?
         var loaded = false
         var lastCheck: UInt64 = 0
@@ -167,10 +167,31 @@ final class FileStorage: DefaultsStorage {
         }
     }
 
+    func valueForDecoding(forKey key: String) -> (value: PropertyListValue?, decoded: AnyDecodedValue?) {
+        let now = Self.now()
+        let fresh: (PropertyListValue?, AnyDecodedValue?)? = state.withLock { state in
+            guard state.loaded, now &- state.lastCheck < Self.freshnessInterval else { return nil }
+            if !state.pending.isEmpty, let pending = state.pending[key] { return (pending.value, nil) }
+            if state.pendingClear != nil { return (nil, nil) }
+            let slot = state.stored[key]
+            return (slot?.value, slot?.decoded)
+        }
+        return fresh ?? (value(forKey: key), nil)
+    }
+
+    func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue) {
+        state.withLock { state in
+            guard state.pending[key] == nil, state.pendingClear == nil, state.stored[key]?.value == source else {
+                return
+            }
+            state.stored[key]?.decoded = decoded
+        }
+    }
+
     private static func lookup(_ key: String, in state: State) -> PropertyListValue? {
         if !state.pending.isEmpty, let pending = state.pending[key] { return pending.value }
         if state.pendingClear != nil { return nil }
-        return state.stored[key]
+        return state.stored[key]?.value
     }
 
     /// A monotonic clock cheap enough to read on every read: its resolution (a few milliseconds) is far finer
@@ -211,7 +232,7 @@ final class FileStorage: DefaultsStorage {
 
     /// What reads return for every key: the file's values with this process's pending writes on top.
     private func effectiveValues(_ state: State) -> [String: PropertyListValue] {
-        var values = state.pendingClear == nil ? state.stored : [:]
+        var values = state.pendingClear == nil ? state.stored.mapValues(\.value) : [:]
         for (key, write) in state.pending { values[key] = write.value }
         return values
     }
@@ -241,7 +262,9 @@ final class FileStorage: DefaultsStorage {
             if state.loaded, state.problem == nil, try file.currentVersion() == state.version { return }
             let contents = try file.read()
             try announcingChanges(&state) { state throws(DefaultsError) in
-                (state.stored, state.version) = try resolve(contents, &state)
+                let (values, version) = try resolve(contents, &state)
+                state.stored = StoredSlot.slots(values, reusing: state.stored)
+                state.version = version
             }
         } catch {
             // Unreadable or unsafe: keep what was read before, and say so once.
@@ -283,7 +306,7 @@ final class FileStorage: DefaultsStorage {
             }
             state.problem = .damagedFile(path: file.path, preservedAt: state.preservedPath ?? "", reason: reason)
             // The last good copy: the backup, else what this process read before the damage.
-            return (file.readBackup() ?? state.stored, version)
+            return (file.readBackup() ?? state.stored.mapValues(\.value), version)
         }
     }
 
@@ -292,7 +315,8 @@ final class FileStorage: DefaultsStorage {
     func setValue(_ value: PropertyListValue?, forKey key: String) {
         withState { state in
             if changes.hasObservers, !Propagation.isSuppressed {
-                let old = state.pending[key].map(\.value) ?? (state.pendingClear == nil ? state.stored[key] : nil)
+                let old =
+                    state.pending[key].map(\.value) ?? (state.pendingClear == nil ? state.stored[key]?.value : nil)
                 if old != value { state.announcements.append(StoredChange(key: key, oldValue: old, newValue: value)) }
             }
             state.generation += 1
@@ -342,7 +366,7 @@ final class FileStorage: DefaultsStorage {
             // The file as this process last read or wrote it needs no second reading: only its version is
             // checked, under the lock, so another writer's change is never missed.
             let known = withState { state in
-                state.problem == nil && state.loaded ? state.version.map { ($0, state.stored) } : nil
+                state.problem == nil && state.loaded ? state.version.map { ($0, state.stored.mapValues(\.value)) } : nil
             }
             let current: SuiteFile.Contents
             if let known, try file.currentVersion() == known.0 {
@@ -371,7 +395,7 @@ final class FileStorage: DefaultsStorage {
             // Announces what other processes changed in the file and what `modify` changed; this process's
             // own pending writes were announced when they were made.
             announcingChanges(&state) { state in
-                state.stored = values
+                state.stored = StoredSlot.slots(values, reusing: state.stored)
                 state.version = version
                 state.loaded = true
                 state.problem = nil

@@ -17,7 +17,6 @@
 public final class InMemoryStore: Sendable {
     private let values: Locked<[String: PropertyListValue]>
     let changes = ChangeHub()
-    let decodedValues = DecodedValueCache()
 
     /// Creates a store holding `values`, keyed by name.
     public init(_ values: [String: PropertyListValue] = [:]) {

@@ -4,7 +4,6 @@ struct UnavailableStorage: DefaultsStorage {
     let suiteName: String
     let reason: DefaultsError
     let changes = ChangeHub()
-    let decodedValues = DecodedValueCache()
 
     func value(forKey key: String) -> PropertyListValue? { nil }
     func hasValue(forKey key: String) -> Bool { false }

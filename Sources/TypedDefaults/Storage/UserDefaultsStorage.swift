@@ -13,7 +13,6 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
     let suiteName: String
     /// Announces the writes made through TypedDefaults; Foundation tells nothing of other writes.
     let changes = ChangeHub()
-    let decodedValues = DecodedValueCache()
 
     /// Serializes TypedDefaults' calls into Foundation, and so makes each write-and-synchronize atomic with
     /// respect to the others in this process.

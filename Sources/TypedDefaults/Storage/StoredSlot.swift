@@ -1,0 +1,44 @@
+/// A suite's value with what a costly bridge last decoded from it.
+///
+/// Decoding JSON or parsing a date on every read would cost microseconds. The decoded value sits beside the
+/// stored one, so a read finds both with one lookup, and it is dropped whenever the stored value changes.
+struct StoredSlot: Sendable {
+    var value: PropertyListValue
+    var decoded: AnyDecodedValue?
+
+    /// Slots for `values`, keeping decoded values whose stored value is unchanged (an immediate comparison
+    /// when the two are the very same storage, as after a write of other keys).
+    static func slots(_ values: [String: PropertyListValue], reusing old: [String: StoredSlot]) -> [String: StoredSlot]
+    {
+        var slots: [String: StoredSlot] = [:]
+        slots.reserveCapacity(values.count)
+        for (key, value) in values {
+            let kept = old[key].flatMap { $0.value == value ? $0.decoded : nil }
+            slots[key] = StoredSlot(value: value, decoded: kept)
+        }
+        return slots
+    }
+}
+
+/// A decoded value of some type, kept beside its stored form.
+@usableFromInline
+class AnyDecodedValue: @unchecked Sendable {
+    // Immutable, and only of value types (bridges of reference types do not ask for caching), so every
+    // reader gets its own copy; the suite's lock guards the slot that holds it.
+    @usableFromInline let type: ObjectIdentifier
+
+    @usableFromInline
+    init(type: ObjectIdentifier) { self.type = type }
+}
+
+@usableFromInline
+final class DecodedValue<Value>: AnyDecodedValue, @unchecked Sendable {
+    // Immutable after creation; see `AnyDecodedValue`.
+    @usableFromInline let value: Value
+
+    @usableFromInline
+    init(_ value: Value) {
+        self.value = value
+        super.init(type: ObjectIdentifier(Value.self))
+    }
+}

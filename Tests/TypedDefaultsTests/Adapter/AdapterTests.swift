@@ -172,3 +172,29 @@ struct AdapterTests {
         #expect(seeded.volume == 0.9)
     }
 }
+
+@Suite("Decoded values")
+struct DecodedValueTests {
+    @Test("a value kept decoded is never read stale: writes here, in the file, and by another adapter")
+    func neverStale() throws {
+        let suite = IsolatedSuite()
+        let first = Profile(name: "Ann", tags: [], joined: Date(timeIntervalSinceReferenceDate: 1.5))
+        suite.adapter.profile = first
+        #expect(suite.adapter.profile == first)
+        #expect(suite.adapter.profile == first, "the second read is served from the kept value")
+
+        let second = Profile(name: "Bo", tags: ["x"], joined: Date(timeIntervalSinceReferenceDate: 2.5))
+        try suite.secondAdapter(keyStore: DefaultsKeys()).set(second, for: \.profile)
+        #expect(suite.adapter.profile == second)
+
+        // Another program rewrites the file.
+        let third = Profile(name: "Cy", tags: [], joined: Date(timeIntervalSinceReferenceDate: 3.5))
+        let json = try #require(CodableBridge<Profile>().serialize(third)?.stringValue)
+        try PropertyListSerialization.data(fromPropertyList: ["profile": json], format: .xml, options: 0)
+            .write(to: suite.fileURL)
+        #expect(eventually { suite.adapter.profile == third })
+
+        suite.adapter.profile = nil
+        #expect(suite.adapter.profile == nil)
+    }
+}

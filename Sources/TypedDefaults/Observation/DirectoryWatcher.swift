@@ -41,16 +41,10 @@ final class DirectoryWatcher: Sendable {
     /// The dispatch source that reads the inotify descriptor; made once, kept for the process's lifetime.
     private let source = Locked<SourceBox?>(nil)
 
-    /// How many suite files are watched, for tests that check nothing is left behind.
-    var watchedFileCount: Int { state.withLock { $0.watches.values.reduce(0) { $0 + $1.files.count } } }
-
     /// Whether `fileName` in `directory` is watched, for tests.
     func isWatching(directory: String, fileName: String) -> Bool {
         state.withLock { $0.watches[directory]?.files.values.contains { $0.name == fileName } ?? false }
     }
-
-    /// How many directories hold an inotify watch.
-    var watchedDirectoryCount: Int { state.withLock { $0.watches.count } }
 
     /// Calls `onChange` on the watcher's queue whenever `fileName` in `directory` is written, replaced or
     /// removed; returns `nil` where the system cannot watch (reads still notice changes on their own).

@@ -154,29 +154,20 @@ final class FileStorage: DefaultsStorage {
     // MARK: Reading
 
     func value(forKey key: String) -> PropertyListValue? {
+        valueForDecoding(forKey: key).value
+    }
+
+    func valueForDecoding(forKey key: String) -> (value: PropertyListValue?, decoded: AnyDecodedValue?) {
         // The hot path: the copy is fresh enough, so a lookup under the lock is all a read costs.
         let now = Self.now()
-        let fresh: PropertyListValue?? = state.withLock { state in
-            guard state.loaded, now &- state.lastCheck < Self.freshnessInterval else { return nil }
-            return .some(Self.lookup(key, in: state))
+        let fresh = state.withLock { state in
+            state.loaded && now &- state.lastCheck < Self.freshnessInterval ? Self.lookup(key, in: state) : nil
         }
         if let fresh { return fresh }
         return withState { state in
             refreshIfStale(&state)
             return Self.lookup(key, in: state)
         }
-    }
-
-    func valueForDecoding(forKey key: String) -> (value: PropertyListValue?, decoded: AnyDecodedValue?) {
-        let now = Self.now()
-        let fresh: (PropertyListValue?, AnyDecodedValue?)? = state.withLock { state in
-            guard state.loaded, now &- state.lastCheck < Self.freshnessInterval else { return nil }
-            if !state.pending.isEmpty, let pending = state.pending[key] { return (pending.value, nil) }
-            if state.pendingClear != nil { return (nil, nil) }
-            let slot = state.stored[key]
-            return (slot?.value, slot?.decoded)
-        }
-        return fresh ?? (value(forKey: key), nil)
     }
 
     func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue) {
@@ -188,10 +179,13 @@ final class FileStorage: DefaultsStorage {
         }
     }
 
-    private static func lookup(_ key: String, in state: State) -> PropertyListValue? {
-        if !state.pending.isEmpty, let pending = state.pending[key] { return pending.value }
-        if state.pendingClear != nil { return nil }
-        return state.stored[key]?.value
+    /// What a read of `key` returns: a pending write's value, or the file's with its decoded value, if kept.
+    private static func lookup(_ key: String, in state: State) -> (value: PropertyListValue?, decoded: AnyDecodedValue?)
+    {
+        if !state.pending.isEmpty, let pending = state.pending[key] { return (pending.value, nil) }
+        if state.pendingClear != nil { return (nil, nil) }
+        let slot = state.stored[key]
+        return (slot?.value, slot?.decoded)
     }
 
     /// A monotonic clock cheap enough to read on every read: its resolution (a few milliseconds) is far finer

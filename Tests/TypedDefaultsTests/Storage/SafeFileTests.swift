@@ -63,6 +63,19 @@ struct SafeFileTests {
         #expect(try ConfigDirectory.resolve(environment: ["XDG_CONFIG_HOME": "/", "HOME": "/h"]) == "/h/.config")
     }
 
+    @Test("a real process with neither XDG_CONFIG_HOME nor HOME writes nothing and says why")
+    func noConfigDirectoryInAProcess() throws {
+        let directory = TemporaryConfigDirectory()
+        let run = try Helper.run(
+            ["-u", "HOME", "-u", "XDG_CONFIG_HOME", Helper.tool.path, "write", "app.suite", "k", "v"],
+            configDirectory: directory.url,
+            program: URL(fileURLWithPath: "/usr/bin/env")
+        )
+        #expect(run.status == 4)
+        #expect(run.errors.contains("no directory for suites"), "\(run.errors)")
+        #expect(!FileManager.default.fileExists(atPath: "/.config/app.suite.plist"))
+    }
+
     @Test("a suite created without a directory honours XDG_CONFIG_HOME in a real process")
     func honoursConfigHome() throws {
         let directory = TemporaryConfigDirectory()

@@ -203,8 +203,10 @@ extension DefaultsAdapter {
     /// Reads, atomically with respect to every writer of the suite in any process, the stored value of a key
     /// of the key store, lets `body` change it, and writes the result durably before returning it.
     ///
-    /// Launch arguments are not consulted: `modify` works on the stored value. `body` runs while the suite's
-    /// file is locked, so keep it short.
+    /// Launch arguments are not consulted: `modify` works on the stored value. `body` runs without any lock
+    /// held, so it may use the suite itself (read it, flush it, write other keys); the result is stored only
+    /// if the value is still the one `body` saw, and otherwise `body` runs again on the newer value, so it may
+    /// run more than once when others write the key at the same time.
     ///
     /// ```swift
     /// try Defaults.modify(\.launchCount) { $0 += 1 }   // exact across threads and processes
@@ -319,7 +321,9 @@ extension DefaultsAdapter {
         }
         guard let stored else { return key.defaultValue }
         guard let value = decoded(stored, for: key) else { return key.defaultValue }
-        keepDecoded(DecodedValue(value), forKey: key.name, decodedFrom: stored)
+        if ValueSemantics.holdsNoReferences(value) {
+            keepDecoded(DecodedValue(value), forKey: key.name, decodedFrom: stored)
+        }
         return value
     }
 

@@ -28,6 +28,10 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case damagedFile
         /// The suite's file could not be read (permissions, or not a regular file); reads use defaults.
         case unreadableFile
+        /// Another program rewrote the suite's file in place without taking TypedDefaults' lock (as
+        /// Foundation's `UserDefaults.synchronize()` does) and put back old values of keys this process had
+        /// written. It cannot be prevented, only detected; `key` is set when one key was reverted.
+        case revertedByUnlockedWriter
     }
 
     /// What kind of thing happened.

@@ -37,7 +37,31 @@ public enum DefaultsDiagnostics {
         state.withLock { $0.handler = nil }
     }
 
+    /// The diagnostics reported on this thread while the library holds a lock, to deliver once it does not.
+    private final class Held: @unchecked Sendable {
+        // Only touched by the one thread whose task-local value it is.
+        var diagnostics: [(DefaultsDiagnostic, Bool)] = []
+    }
+
+    @TaskLocal private static var held: Held?
+
+    /// Runs `body`, which may hold locks, and delivers the diagnostics it reported after it returns: a
+    /// handler is user code, which may use the very suite whose lock is held.
+    static func holding<Result, Failure>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        if held != nil { return try body() }
+        let collected = Held()
+        var result: Swift.Result<Result, Failure>?
+        $held.withValue(collected) { result = Swift.Result { () throws(Failure) -> Result in try body() } }
+        for (diagnostic, once) in collected.diagnostics { report(diagnostic, oncePerProcess: once) }
+        // `withValue` ran the closure, which set the result.
+        return try result.unsafelyUnwrapped.get()
+    }
+
     static func report(_ diagnostic: DefaultsDiagnostic, oncePerProcess: Bool) {
+        if let held {
+            held.diagnostics.append((diagnostic, oncePerProcess))
+            return
+        }
         let handler: (@Sendable (DefaultsDiagnostic) -> Void)? = state.withLock { state in
             if oncePerProcess, !state.delivered.insert(diagnostic).inserted { return { _ in } }
             return state.handler

@@ -25,10 +25,11 @@ final class ChangeHub: Sendable {
 
     private let state = Locked(State())
     /// Called when the first observer arrives and when the last one leaves (to start and stop watching the
-    /// file), outside the hub's lock.
-    private let activity: @Sendable (_ active: Bool) -> Void
+    /// file), outside the hub's lock; such calls can overtake each other, so it looks at ``hasObservers``
+    /// rather than being told.
+    private let activity: @Sendable () -> Void
 
-    init(activity: @escaping @Sendable (_ active: Bool) -> Void = { _ in }) {
+    init(activity: @escaping @Sendable () -> Void = {}) {
         self.activity = activity
     }
 
@@ -44,13 +45,13 @@ final class ChangeHub: Sendable {
             state.entries[state.nextID] = Entry(keys: keys, listener: listener)
             return (state.nextID, state.entries.count == 1)
         }
-        if first { activity(true) }
+        if first { activity() }
         return id
     }
 
     func remove(_ id: UInt64) {
         let last = state.withLock { state in state.entries.removeValue(forKey: id) != nil && state.entries.isEmpty }
-        if last { activity(false) }
+        if last { activity() }
     }
 
     /// Hands each listener the changes it asked for.

@@ -67,9 +67,10 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
         }
         nonmutating set {
             adapter[key: key] = newValue
+            // Not `newValue` itself: a write can be refused, and the next read then fetches what is stored.
             cache?.state
                 .withLock { state in
-                    state.value = newValue
+                    state.value = nil
                     state.generation += 1
                 }
         }

@@ -47,8 +47,9 @@ extension DefaultsAdapter {
                     }
             }
         }
-        let changes = storage.changes
-        observation.onInvalidate { changes.remove(registration) }
+        // Holding the storage keeps the suite open (and its file watched) while the observation runs.
+        let storage = self.storage
+        observation.onInvalidate { storage.changes.remove(registration) }
         // Read after registering, so a change in between is reported rather than missed (it may then come
         // just before the initial value, which is the newer one either way).
         if options.contains(.initial) {
@@ -78,8 +79,9 @@ extension DefaultsAdapter {
         let registration = storage.changes.add(keys: names) { [weak observation] _ in
             observation?.deliver(handler)
         }
-        let changes = storage.changes
-        observation.onInvalidate { changes.remove(registration) }
+        // Holding the storage keeps the suite open (and its file watched) while the observation runs.
+        let storage = self.storage
+        observation.onInvalidate { storage.changes.remove(registration) }
         return observation
     }
 

@@ -3,12 +3,15 @@ import Foundation
 
 /// A suite stored in its own property-list file, shared by every adapter on that file in the process.
 ///
-/// Reads come from an in-memory copy of the file, refreshed when the file changes (checked at most every
-/// ``freshnessInterval``), so another process's flushed writes show up within that bound. Writes go to the
-/// copy at once and to the file when flushed: under the suite's file lock, the current file is read,
-/// this process's changes are applied on top key by key, and the result replaces the file atomically.
-/// Nothing is dropped because it equals a stale cached value (Foundation's trap), and a write that fails is
-/// kept and retried.
+/// Reads come from an in-memory copy of the file and never wait for the file: a read that finds the copy
+/// older than ``freshnessInterval`` starts a check in the background, which reads and parses a changed file
+/// outside the lock readers take and then swaps the new copy in. Writes go to the copy at once and to the
+/// file when flushed: under the suite's file lock, the current file is read, this process's changes are
+/// applied on top key by key, and the result replaces the file atomically. Nothing is dropped because it
+/// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried.
+///
+/// No user code runs while any lock here is held: diagnostics are delivered after, observers are called on
+/// their own queues, and `modify` runs its transform outside the locks (see ``ReadModifyWrite``).
 final class FileStorage: DefaultsStorage {
     /// How stale a read may be: the file is checked for a newer version at most this often.
     static let freshnessInterval: UInt64 = 50_000_000
@@ -17,15 +20,25 @@ final class FileStorage: DefaultsStorage {
     let file: SuiteFile
     let changes: ChangeHub
     private let state: Locked<State>
-    /// Serializes this process's flushes and read-modify-writes; the file lock does so across processes.
-    private let writeLock = NSLock()
-    private let flushQueue: DispatchQueue
-    /// Writes the backup copy shortly after a write returns, off the writer's path.
-    private let backupQueue: DispatchQueue
+    /// Serializes this process's work on the file (writes, reloads, backups); the file lock does so across
+    /// processes. Readers never take it.
+    private let fileLock = NSLock()
+    /// Serializes the first read of the file, so that concurrent first readers parse it once.
+    private let loadLock = NSLock()
+    /// Where flushes, reloads and backup copies run, off the callers' threads.
+    private let queue: DispatchQueue
+    /// The file watch that reports other processes' writes while anyone observes.
+    private let watch = Locked<DirectoryWatcher.Registration?>(nil)
 
     private struct PendingWrite: Sendable {
         var value: PropertyListValue?
         var generation: UInt64
+    }
+
+    /// A key this process wrote with its last file write: what the file held before and after.
+    private struct WrittenValue: Sendable {
+        var before: PropertyListValue?
+        var after: PropertyListValue?
     }
 
     private struct State: Sendable {
@@ -34,6 +47,7 @@ final class FileStorage: DefaultsStorage {
         var version: SuiteFile.Version?
         var loaded = false
         var lastCheck: UInt64 = 0
+        var reloadScheduled = false
         var pending: [String: PendingWrite] = [:]
         /// The generation of a pending `removeAll`, which the next flush applies before `pending`.
         var pendingClear: UInt64?
@@ -45,91 +59,82 @@ final class FileStorage: DefaultsStorage {
         /// The damaged version already preserved, so it is copied once.
         var preservedVersion: SuiteFile.Version?
         var preservedPath: String?
+        /// The damaged version that could not be preserved (a full disk, say): reads do not try again for
+        /// it; a write always does, and never replaces the file before it succeeds.
+        var unpreservedVersion: SuiteFile.Version?
         /// Whether this process has cleared temporary files left by killed writers.
         var sweptTemporaryFiles = false
         /// How many times this storage wrote the file.
         var fileWrites = 0
         /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
         var pendingBackup: (data: Data, version: SuiteFile.Version)?
+        /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
+        /// them.
+        var lastWritten: [String: WrittenValue] = [:]
         /// The changes made under the lock, announced before it is released (so in order).
         var announcements: [StoredChange] = []
-        /// The file watch that reports other processes' writes while anyone observes.
-        var watch: DirectoryWatcher.Registration?
-        /// Diagnostics to deliver once the lock is released: a handler may itself read this suite.
-        var outbox: [DefaultsDiagnostic] = []
     }
 
-    /// Runs `body` on the state under its lock, then delivers the diagnostics it noted.
+    /// Runs `body` on the state under its lock, and announces the changes it queued before releasing it.
     private func withState<Result, Failure>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let (result, diagnostics) = try state.withLock { state throws(Failure) in
+        try state.withLock { state throws(Failure) in
             let result = try body(&state)
             if !state.announcements.isEmpty {
                 changes.publish(state.announcements)
                 state.announcements.removeAll()
             }
-            defer { state.outbox.removeAll() }
-            return (result, state.outbox)
+            return result
         }
-        for diagnostic in diagnostics { DefaultsDiagnostics.report(diagnostic, oncePerProcess: false) }
-        return result
     }
 
     private init(file: SuiteFile, suiteName: String) {
         self.file = file
         self.suiteName = suiteName
         let path = file.path
-        self.changes = ChangeHub { active in FileStorage.watch(path: path, active) }
+        self.changes = ChangeHub { FileStorage.registered(at: path)?.observersChanged() }
         self.state = Locked(State())
-        self.flushQueue = DispatchQueue(label: "TypedDefaults.flush." + suiteName)
-        self.backupQueue = DispatchQueue(label: "TypedDefaults.backup." + suiteName)
+        self.queue = DispatchQueue(label: "TypedDefaults.suite." + suiteName)
     }
 
-    // MARK: One storage per file
+    deinit {
+        if let registration = watch.withLock({ $0 }) { DirectoryWatcher.shared.cancel(registration) }
+        let path = file.path
+        Self.registry.withLock { storages in
+            if storages[path]?.storage == nil { storages[path] = nil }
+        }
+    }
 
-    private static let registry = Locked<[String: FileStorage]>([:])
+    // MARK: One storage per file, while anyone uses it
+
+    /// A registry entry that does not keep its storage alive: a suite nobody uses any more is released,
+    /// with its memory (a scheduled flush or backup keeps it alive until done).
+    private struct Entry: Sendable {
+        weak var storage: FileStorage?
+    }
+
+    private static let registry = Locked<[String: Entry]>([:])
 
     /// The storage for the suite `suiteName` in `directory`, shared by every adapter in the process.
     static func shared(directory: String, suiteName: String, displayName: String) -> FileStorage {
         let file = SuiteFile(directory: directory, suiteName: suiteName)
         return registry.withLock { storages in
-            if let existing = storages[file.path] { return existing }
+            if let existing = storages[file.path]?.storage { return existing }
             let storage = FileStorage(file: file, suiteName: displayName)
-            storages[file.path] = storage
+            storages[file.path] = Entry(storage: storage)
             _ = exitFlush
             return storage
         }
     }
 
-    /// Starts or stops watching the file at `path` for other processes' writes.
-    private static func watch(path: String, _ active: Bool) {
-        guard let storage = registry.withLock({ $0[path] }) else { return }
-        if active {
-            // A first look now gives later changes a baseline to be told apart from. The directory must exist
-            // to be watched.
-            storage.refreshNow()
-            try? storage.file.createDirectory()
-            let registration = DirectoryWatcher.shared.watch(
-                directory: storage.file.directory,
-                fileName: storage.file.fileName
-            ) { [path] in registry.withLock { $0[path] }?.refreshNow() }
-            storage.withState { state in state.watch = registration }
-        } else {
-            let registration = storage.withState { state in
-                defer { state.watch = nil }
-                return state.watch
-            }
-            if let registration { DirectoryWatcher.shared.cancel(registration) }
-        }
+    private static func registered(at path: String) -> FileStorage? {
+        registry.withLock { $0[path]?.storage }
     }
 
-    /// Reads the file again if it changed, now, and announces what changed.
-    func refreshNow() {
-        withState { state in
-            state.lastCheck = 0
-            refreshIfStale(&state)
-        }
+    /// Every suite open in this process.
+    static var all: [FileStorage] {
+        registry.withLock { $0.values.compactMap(\.storage) }
     }
 
     /// Foundation writes nothing at exit; TypedDefaults flushes every suite when the process exits normally.
@@ -138,7 +143,7 @@ final class FileStorage: DefaultsStorage {
     }()
 
     private static func flushAllBeforeExit() {
-        for storage in registry.withLock({ Array($0.values) }) {
+        for storage in all {
             do {
                 try storage.flush()
             } catch {
@@ -149,7 +154,32 @@ final class FileStorage: DefaultsStorage {
     }
 
     /// How many times this storage wrote its file, for tests and benchmarks.
-    var fileWriteCount: Int { withState { $0.fileWrites } }
+    var fileWriteCount: Int { state.withLock { $0.fileWrites } }
+
+    // MARK: Watching
+
+    /// Starts or stops the file watch to match whether anyone observes; safe to call at any time from any
+    /// thread, since it looks at the observers rather than being told.
+    private func observersChanged() {
+        DefaultsDiagnostics.holding {
+            watch.withLock { registration in
+                let wanted = changes.hasObservers
+                if wanted, registration == nil {
+                    // A first look now gives later changes a baseline to be told apart from.
+                    loadIfNeeded()
+                    try? file.createDirectory()
+                    let path = file.path
+                    registration = DirectoryWatcher.shared.watch(
+                        directory: file.directory,
+                        fileName: file.fileName
+                    ) { FileStorage.registered(at: path)?.scheduleReload() }
+                } else if !wanted, let current = registration {
+                    DirectoryWatcher.shared.cancel(current)
+                    registration = nil
+                }
+            }
+        }
+    }
 
     // MARK: Reading
 
@@ -158,16 +188,34 @@ final class FileStorage: DefaultsStorage {
     }
 
     func valueForDecoding(forKey key: String) -> (value: PropertyListValue?, decoded: AnyDecodedValue?) {
-        // The hot path: the copy is fresh enough, so a lookup under the lock is all a read costs.
+        // The hot path: a lookup under the lock is all a read costs. A copy older than the freshness interval
+        // is checked in the background, and this read returns the copy it has.
         let now = Self.now()
-        let fresh = state.withLock { state in
-            state.loaded && now &- state.lastCheck < Self.freshnessInterval ? Self.lookup(key, in: state) : nil
+        let (found, reload) = state.withLock { state -> ((PropertyListValue?, AnyDecodedValue?)?, Bool) in
+            guard state.loaded else { return (nil, false) }
+            return (Self.lookup(key, in: state), Self.claimReload(&state, now: now))
         }
-        if let fresh { return fresh }
-        return withState { state in
-            refreshIfStale(&state)
-            return Self.lookup(key, in: state)
+        if reload { queue.async { [self] in reloadNow() } }
+        if let found { return found }
+        loadIfNeeded()
+        return state.withLock { Self.lookup(key, in: $0) }
+    }
+
+    /// Whether the copy is due for a check, and no check is underway; marks one as underway.
+    private static func claimReload(_ state: inout State, now: UInt64) -> Bool {
+        guard now &- state.lastCheck >= freshnessInterval, !state.reloadScheduled else { return false }
+        state.lastCheck = now
+        state.reloadScheduled = true
+        return true
+    }
+
+    /// Checks the file for another process's write in the background (the file watch calls this).
+    private func scheduleReload() {
+        let claimed = state.withLock { state in
+            defer { state.reloadScheduled = true }
+            return !state.reloadScheduled
         }
+        if claimed { queue.async { [self] in reloadNow() } }
     }
 
     func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue) {
@@ -203,25 +251,18 @@ final class FileStorage: DefaultsStorage {
     func hasValue(forKey key: String) -> Bool { value(forKey: key) != nil }
 
     func allValues() -> [String: PropertyListValue] {
-        withState { state in
-            refreshIfStale(&state)
-            return effectiveValues(state)
+        loadIfNeeded()
+        let (values, reload) = state.withLock { state in
+            (effectiveValues(state), Self.claimReload(&state, now: Self.now()))
         }
-    }
-
-    func modifyAll(
-        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
-    ) throws(DefaultsError) {
-        try write(transform)
+        if reload { queue.async { [self] in reloadNow() } }
+        return values
     }
 
     func checkFile() throws(DefaultsError) {
-        let problem = withState { state in
-            state.lastCheck = 0
-            refreshIfStale(&state)
-            return state.problem
-        }
-        if let problem { throw problem }
+        loadIfNeeded()
+        reloadNow()
+        if let problem = state.withLock({ $0.problem }) { throw problem }
     }
 
     /// What reads return for every key: the file's values with this process's pending writes on top.
@@ -237,70 +278,186 @@ final class FileStorage: DefaultsStorage {
         _ state: inout State,
         _ mutate: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        guard changes.hasObservers, !Propagation.isSuppressed else { return try mutate(&state) }
+        // The first reading of the file is no change: observers that arrived before it must not hear of one.
+        guard state.loaded, changes.hasObservers, !Propagation.isSuppressed else { return try mutate(&state) }
         let before = effectiveValues(state)
         let result = try mutate(&state)
         let after = effectiveValues(state)
-        for key in Set(before.keys).union(after.keys) where before[key] != after[key] {
+        for key in Set(before.keys).union(after.keys) where !before[key].isIdentical(to: after[key]) {
             state.announcements.append(StoredChange(key: key, oldValue: before[key], newValue: after[key]))
         }
         return result
     }
 
-    /// Reloads the file if it changed since it was last read, at most every ``freshnessInterval``.
-    private func refreshIfStale(_ state: inout State) {
-        let now = Self.now()
-        if state.loaded, now &- state.lastCheck < Self.freshnessInterval { return }
-        state.lastCheck = now
-        do {
-            if state.loaded, state.problem == nil, try file.currentVersion() == state.version { return }
-            let contents = try file.read()
-            try announcingChanges(&state) { state throws(DefaultsError) in
-                let (values, version) = try resolve(contents, &state)
-                state.stored = StoredSlot.slots(values, reusing: state.stored)
-                state.version = version
+    /// Reads the file for the first time, if nothing has read or written it yet.
+    private func loadIfNeeded() {
+        guard !state.withLock({ $0.loaded }) else { return }
+        DefaultsDiagnostics.holding {
+            loadLock.lock()
+            defer { loadLock.unlock() }
+            guard !state.withLock({ $0.loaded }) else { return }
+            // Parsed outside the state's lock; only a damaged file needs the file lock, to preserve it.
+            let contents: SuiteFile.Contents
+            do throws(DefaultsError) {
+                contents = try file.readSettled()
+            } catch {
+                return swapIn(.failure(error), loadedVersion: nil)
             }
-        } catch {
-            // Unreadable or unsafe: keep what was read before, and say so once.
-            if state.problem != error {
-                note(error.diagnosticKind, "\(error.description); reading defaults and earlier values", in: &state)
-            }
-            state.problem = error
+            let damaged: Bool
+            if case .damaged = contents { damaged = true } else { damaged = false }
+            if damaged { fileLock.lock() }
+            defer { if damaged { fileLock.unlock() } }
+            swapIn(
+                Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
+                loadedVersion: nil
+            )
         }
-        state.loaded = true
     }
 
-    /// The values a read of the file stands for.
+    /// Reads the file again if it changed since it was last read or written, and announces what changed.
     ///
-    /// A damaged file is preserved beside itself (once) and stands for the last good copy: the backup, or
-    /// what this process had read, or nothing.
-    private func resolve(
-        _ contents: SuiteFile.Contents,
-        _ state: inout State
-    ) throws(DefaultsError) -> ([String: PropertyListValue], SuiteFile.Version?) {
+    /// Parsing happens outside the state's lock, so readers go on with the copy they have meanwhile.
+    private func reloadNow() {
+        DefaultsDiagnostics.holding {
+            fileLock.lock()
+            defer { fileLock.unlock() }
+            let known = state.withLock { state in
+                state.reloadScheduled = false
+                // A file that could not be read is tried again even if unchanged (its permissions may be).
+                return state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
+            }
+            do throws(DefaultsError) {
+                // This process's own writes set the version under the file lock, so they are never read back.
+                if let known, try file.currentVersion() == known { return }
+                let contents = try file.readSettled()
+                swapIn(
+                    Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
+                    loadedVersion: known
+                )
+            } catch {
+                swapIn(.failure(error), loadedVersion: known)
+            }
+        }
+    }
+
+    /// What a read of the file resolved to.
+    private struct Resolved {
+        var values: [String: PropertyListValue]
+        var version: SuiteFile.Version?
+        var problem: DefaultsError?
+    }
+
+    /// Puts a reading of the file in place of the copy, announcing what changed; a reading that failed keeps
+    /// the copy and notes why, once.
+    private func swapIn(_ reading: Result<Resolved, DefaultsError>, loadedVersion: SuiteFile.Version?) {
+        withState { state in
+            defer {
+                state.loaded = true
+                state.lastCheck = Self.now()
+            }
+            switch reading {
+            case .success(let resolved):
+                if resolved.problem == nil { checkForRevert(resolved, replacing: loadedVersion, &state) }
+                announcingChanges(&state) { state in
+                    state.stored = StoredSlot.slots(resolved.values, reusing: state.stored)
+                    state.version = resolved.version
+                    state.problem = resolved.problem
+                }
+            case .failure(let error):
+                // Unreadable or unsafe: keep what was read before, and say so once.
+                if state.problem != error {
+                    report(error.diagnosticKind, key: nil, "\(error.description); reading defaults and earlier values")
+                }
+                state.problem = error
+            }
+        }
+    }
+
+    /// Reports keys that this process wrote and that the file now holds as they were before, after another
+    /// program rewrote the file in place: the mark of a writer that takes no lock (Foundation's
+    /// `synchronize()`), which TypedDefaults cannot stop, only detect.
+    private func checkForRevert(_ resolved: Resolved, replacing known: SuiteFile.Version?, _ state: inout State) {
+        guard !state.lastWritten.isEmpty, let known, let new = resolved.version else { return }
+        // TypedDefaults always replaces the file by renaming a new one over it: the same inode means a
+        // rewrite in place, by another program.
+        let inPlace = new.inode == known.inode && new.device == known.device
+        var reverted: [String] = []
+        for (key, written) in state.lastWritten {
+            let now = resolved.values[key]
+            if now.isIdentical(to: written.after) { continue }
+            if inPlace, now.isIdentical(to: written.before) { reverted.append(key) }
+            state.lastWritten[key] = nil
+        }
+        guard !reverted.isEmpty else { return }
+        let names = reverted.sorted().prefix(5).map { String(reflecting: $0) }.joined(separator: ", ")
+        report(
+            .revertedByUnlockedWriter,
+            key: reverted.count == 1 ? reverted[0] : nil,
+            "another program rewrote \(file.path) in place without taking TypedDefaults' lock and put back the "
+                + "old values of \(names)\(reverted.count > 5 ? " and \(reverted.count - 5) more" : ""), which this "
+                + "process had written; a writer that takes no lock (such as Foundation's UserDefaults.synchronize()) "
+                + "cannot be stopped, so write this suite through TypedDefaults or its defaults tool only"
+        )
+    }
+
+    /// The values a read of the file stands for; call holding the file lock.
+    ///
+    /// A damaged file is preserved beside itself (once) and stands for the last good copy: what this process
+    /// read of the file before, else the backup, else nothing. With `mustPreserve` (before replacing it), a
+    /// file that cannot be preserved is an error.
+    private func resolve(_ contents: SuiteFile.Contents, mustPreserve: Bool) throws(DefaultsError) -> Resolved {
         switch contents {
         case .missing:
-            state.problem = nil
-            return ([:], nil)
+            return Resolved(values: [:], version: nil, problem: nil)
         case .values(let values, let version):
-            state.problem = nil
-            return (values, version)
+            return Resolved(values: values, version: version, problem: nil)
         case .damaged(let data, let version, let reason):
-            if state.preservedVersion != version {
-                let preserved = try file.preserveDamaged(data)
-                state.preservedVersion = version
-                state.preservedPath = preserved
-                let recovered = file.readBackup() != nil
-                note(
-                    .damagedFile,
-                    "\(file.path) is damaged (\(reason)); preserved it as \(preserved) and "
-                        + (recovered ? "recovered the last good copy" : "read defaults until the next write"),
-                    in: &state
+            let (preserved, unpreserved, hadGoodCopy, earlier) = state.withLock { state in
+                (
+                    state.preservedVersion == version ? state.preservedPath : nil,
+                    state.unpreservedVersion == version,
+                    state.loaded && state.problem == nil && state.version != nil,
+                    state.stored.mapValues(\.value)
                 )
             }
-            state.problem = .damagedFile(path: file.path, preservedAt: state.preservedPath ?? "", reason: reason)
-            // The last good copy: the backup, else what this process read before the damage.
-            return (file.readBackup() ?? state.stored.mapValues(\.value), version)
+            var preservedAt = preserved
+            if preservedAt == nil, mustPreserve || !unpreserved {
+                do {
+                    let path = try file.preserveDamaged(data)
+                    preservedAt = path
+                    state.withLock { state in
+                        state.preservedVersion = version
+                        state.preservedPath = path
+                    }
+                    let recovered = hadGoodCopy || file.readBackup() != nil
+                    report(
+                        .damagedFile,
+                        key: nil,
+                        "\(file.path) is damaged (\(reason)); preserved it as \(path) and "
+                            + (recovered ? "recovered the last good copy" : "read defaults until the next write")
+                    )
+                } catch {
+                    let first = state.withLock { state in
+                        defer { state.unpreservedVersion = version }
+                        return state.unpreservedVersion != version
+                    }
+                    if first {
+                        report(
+                            .damagedFile,
+                            key: nil,
+                            "\(file.path) is damaged (\(reason)) and could not be preserved (\(error.description)); "
+                                + "it is left as it is, and not replaced until it can be preserved"
+                        )
+                    }
+                    if mustPreserve { throw error }
+                }
+            }
+            let values = hadGoodCopy ? earlier : (file.readBackup() ?? earlier)
+            return Resolved(
+                values: values,
+                version: version,
+                problem: .damagedFile(path: file.path, preservedAt: preservedAt ?? "", reason: reason)
+            )
         }
     }
 
@@ -308,10 +465,12 @@ final class FileStorage: DefaultsStorage {
 
     func setValue(_ value: PropertyListValue?, forKey key: String) {
         withState { state in
-            if changes.hasObservers, !Propagation.isSuppressed {
+            if state.loaded, changes.hasObservers, !Propagation.isSuppressed {
                 let old =
                     state.pending[key].map(\.value) ?? (state.pendingClear == nil ? state.stored[key]?.value : nil)
-                if old != value { state.announcements.append(StoredChange(key: key, oldValue: old, newValue: value)) }
+                if !old.isIdentical(to: value) {
+                    state.announcements.append(StoredChange(key: key, oldValue: old, newValue: value))
+                }
             }
             state.generation += 1
             state.pending[key] = PendingWrite(value: value, generation: state.generation)
@@ -319,6 +478,7 @@ final class FileStorage: DefaultsStorage {
     }
 
     func removeAll() {
+        loadIfNeeded()
         withState { state in
             announcingChanges(&state) { state in
                 state.generation += 1
@@ -329,88 +489,139 @@ final class FileStorage: DefaultsStorage {
     }
 
     func flush() throws(DefaultsError) {
-        guard withState({ !$0.pending.isEmpty || $0.pendingClear != nil }) else { return }
-        try write { _ in }
+        guard state.withLock({ !$0.pending.isEmpty || $0.pendingClear != nil }) else { return }
+        try write { _ in () }
     }
 
     func modify(
         _ key: String,
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
-        try write { values throws(DefaultsError) in values[key] = try transform(values[key]) }
+        loadIfNeeded()
+        let current = state.withLock { Self.lookup(key, in: $0).value }
+        try ReadModifyWrite.run(from: current, transform) { expected, new throws(DefaultsError) in
+            try write { values -> PropertyListValue?? in
+                guard values[key].isIdentical(to: expected) else { return .some(values[key]) }
+                values[key] = new
+                return .none
+            }
+        }
     }
 
-    /// Applies the pending writes and then `change` to the file, under the file lock.
-    ///
-    /// The file is read, changed and written back whole; it is left alone when nothing changed and it is
-    /// intact.
-    private func write(
-        _ change: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
+    func modifyAll(
+        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        let (pending, pendingClear, generation) = withState { ($0.pending, $0.pendingClear, $0.generation) }
-        var unchanged = pending.isEmpty && pendingClear == nil
-        let sweep = withState { state in
+        loadIfNeeded()
+        let current = state.withLock { effectiveValues($0) }
+        let change = { (values: [String: PropertyListValue]) throws(DefaultsError) -> [String: PropertyListValue] in
+            var values = values
+            try transform(&values)
+            return values
+        }
+        try ReadModifyWrite.run(from: current, change) { expected, new throws(DefaultsError) in
+            try write { values -> [String: PropertyListValue]? in
+                guard values.isIdentical(to: expected) else { return values }
+                values = new
+                return nil
+            }
+        }
+    }
+
+    /// Applies the pending writes and then `change` to the file, under the file lock; returns what `change`
+    /// returned.
+    ///
+    /// `change` is the library's own code (user code has run before, outside the locks). The file is read,
+    /// changed and written back whole; it is left alone when nothing changed and it is intact.
+    private func write<Outcome>(
+        _ change: (inout [String: PropertyListValue]) -> Outcome
+    ) throws(DefaultsError) -> Outcome {
+        try DefaultsDiagnostics.holding { () throws(DefaultsError) -> Outcome in
+            fileLock.lock()
+            defer { fileLock.unlock() }
+            while true {
+                if let outcome = try writeOnce(change) { return outcome }
+            }
+        }
+    }
+
+    /// One attempt at ``write(_:)``; `nil` when the file lock turned out to be lost, and nothing was written.
+    private func writeOnce<Outcome>(
+        _ change: (inout [String: PropertyListValue]) -> Outcome
+    ) throws(DefaultsError) -> Outcome? {
+        let (pending, pendingClear, generation) = state.withLock { ($0.pending, $0.pendingClear, $0.generation) }
+        let sweep = state.withLock { state in
             defer { state.sweptTemporaryFiles = true }
             return !state.sweptTemporaryFiles
         }
-        let (values, version) = try file.withExclusiveLock { () throws(DefaultsError) in
+        let attempt = try file.withExclusiveLock { lock throws(DefaultsError) -> (Outcome, Resolved, WrittenValues)? in
             if sweep { file.removeAbandonedTemporaryFiles() }
             // The file as this process last read or wrote it needs no second reading: only its version is
             // checked, under the lock, so another writer's change is never missed.
-            let known = withState { state in
+            let known = state.withLock { state in
                 state.problem == nil && state.loaded ? state.version.map { ($0, state.stored.mapValues(\.value)) } : nil
             }
             let current: SuiteFile.Contents
             if let known, try file.currentVersion() == known.0 {
                 current = .values(known.1, known.0)
             } else {
-                current = try file.read()
+                current = try file.readSettled()
             }
-            var values = try withState { state throws(DefaultsError) in try resolve(current, &state).0 }
+            let original = try resolve(current, mustPreserve: true).values
+            var values = original
             if pendingClear != nil { values.removeAll() }
             for (key, write) in pending { values[key] = write.value }
-            let before = values
-            try change(&values)
-            if values != before { unchanged = false }
-            if unchanged, case .values = current { return (values, try file.currentVersion()) }
-            let (version, data) = try file.write(values)
-            let scheduleBackup = withState { state in
+            let outcome = change(&values)
+            if case .values = current, values.isIdentical(to: original) {
+                return (outcome, Resolved(values: values, version: try file.currentVersion(), problem: nil), [:])
+            }
+            guard let (version, data) = try file.write(values, holding: lock) else { return nil }
+            let scheduleBackup = state.withLock { state in
                 state.fileWrites += 1
                 defer { state.pendingBackup = (data, version) }
                 return state.pendingBackup == nil
             }
             // A little later, so that a burst of immediate writes makes one copy, not one each.
-            if scheduleBackup { backupQueue.asyncAfter(deadline: .now() + 0.05) { [self] in writeBackup() } }
-            return (values, version)
+            if scheduleBackup { queue.asyncAfter(deadline: .now() + 0.05) { [self] in writeBackup() } }
+            var written: WrittenValues = [:]
+            for (key, value) in values where !original[key].isIdentical(to: value) {
+                written[key] = WrittenValue(before: original[key], after: value)
+            }
+            for (key, value) in original where values[key] == nil {
+                written[key] = WrittenValue(before: value, after: nil)
+            }
+            return (outcome, Resolved(values: values, version: version, problem: nil), written)
         }
+        guard let (outcome, resolved, written) = attempt else { return nil }
         withState { state in
             // Announces what other processes changed in the file and what `modify` changed; this process's
             // own pending writes were announced when they were made.
             announcingChanges(&state) { state in
-                state.stored = StoredSlot.slots(values, reusing: state.stored)
-                state.version = version
+                state.stored = StoredSlot.slots(resolved.values, reusing: state.stored)
+                state.version = resolved.version
                 state.loaded = true
                 state.problem = nil
                 state.lastCheck = Self.now()
                 state.pending = state.pending.filter { $0.value.generation > generation }
                 if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
             }
+            if !written.isEmpty { state.lastWritten = written }
         }
+        return outcome
     }
+
+    private typealias WrittenValues = [String: WrittenValue]
 
     /// Writes the latest backup copy, under both locks so it never overwrites a newer writer's copy.
     private func writeBackup() {
-        writeLock.lock()
-        defer { writeLock.unlock() }
+        fileLock.lock()
+        defer { fileLock.unlock() }
         guard
-            let backup = withState({ state in
+            let backup = state.withLock({ state in
                 defer { state.pendingBackup = nil }
                 return state.pendingBackup
             })
         else { return }
-        try? file.withExclusiveLock { file.writeBackup(backup.data, of: backup.version) }
+        try? file.withExclusiveLock { _ in file.writeBackup(backup.data, of: backup.version) }
     }
 
     func finishBackgroundWork() {
@@ -418,19 +629,19 @@ final class FileStorage: DefaultsStorage {
     }
 
     func scheduleFlush(within delay: Duration) {
-        let schedule = withState { state in
+        let schedule = state.withLock { state in
             if state.flushScheduled { return false }
             state.flushScheduled = true
             return true
         }
         guard schedule else { return }
-        flushQueue.asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
-            withState { $0.flushScheduled = false }
+        queue.asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
+            state.withLock { $0.flushScheduled = false }
             do throws(DefaultsError) {
                 try flush()
-                withState { $0.retryDelay = .milliseconds(250) }
+                state.withLock { $0.retryDelay = .milliseconds(250) }
             } catch {
-                let retry = withState { state in
+                let retry = state.withLock { state in
                     defer { state.retryDelay = min(state.retryDelay * 2, .seconds(30)) }
                     return state.retryDelay
                 }
@@ -438,10 +649,6 @@ final class FileStorage: DefaultsStorage {
                 scheduleFlush(within: retry)
             }
         }
-    }
-
-    private func note(_ kind: DefaultsDiagnostic.Kind, _ message: String, in state: inout State) {
-        state.outbox.append(DefaultsDiagnostic(kind: kind, suite: suiteName, key: nil, message: message))
     }
 
     private func report(_ kind: DefaultsDiagnostic.Kind, key: String?, _ message: String) {
@@ -455,6 +662,11 @@ final class FileStorage: DefaultsStorage {
 extension DefaultsError {
     fileprivate var diagnosticKind: DefaultsDiagnostic.Kind {
         if case .damagedFile = self { .damagedFile } else { .unreadableFile }
+    }
+
+    /// Whether the error is about what the file holds, which stays true while the file is unchanged.
+    fileprivate var isAboutContents: Bool {
+        if case .damagedFile = self { true } else { false }
     }
 }
 

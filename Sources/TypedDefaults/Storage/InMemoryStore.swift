@@ -41,7 +41,18 @@ extension InMemoryStore: DefaultsStorage {
     func modifyAll(
         _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        try update(transform)
+        let change = { (values: [String: PropertyListValue]) throws(DefaultsError) -> [String: PropertyListValue] in
+            var values = values
+            try transform(&values)
+            return values
+        }
+        try ReadModifyWrite.run(from: storedValues, change) { expected, new in
+            update { values -> [String: PropertyListValue]? in
+                guard values.isIdentical(to: expected) else { return values }
+                values = new
+                return nil
+            }
+        }
     }
 
     func hasValue(forKey key: String) -> Bool {
@@ -60,21 +71,28 @@ extension InMemoryStore: DefaultsStorage {
         _ key: String,
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
-        try update { values throws(DefaultsError) in values[key] = try transform(values[key]) }
+        try ReadModifyWrite.run(from: value(forKey: key), transform) { expected, new in
+            update { values -> PropertyListValue?? in
+                guard values[key].isIdentical(to: expected) else { return .some(values[key]) }
+                values[key] = new
+                return .none
+            }
+        }
     }
 
-    /// Changes the values and announces what changed, under the lock so announcements keep their order.
-    private func update<Failure>(
-        _ change: (inout [String: PropertyListValue]) throws(Failure) -> Void
-    ) throws(Failure) {
-        try values.withLock { values throws(Failure) in
+    /// Changes the values and announces what changed, under the lock so announcements keep their order;
+    /// `change` is the library's own code.
+    private func update<Result>(_ change: (inout [String: PropertyListValue]) -> Result) -> Result {
+        values.withLock { values in
             let before = values
-            try change(&values)
-            guard changes.hasObservers, !Propagation.isSuppressed else { return }
-            changes.publish(
-                Set(before.keys).union(values.keys).filter { before[$0] != values[$0] }
-                    .map { StoredChange(key: $0, oldValue: before[$0], newValue: values[$0]) }
-            )
+            let result = change(&values)
+            if changes.hasObservers, !Propagation.isSuppressed {
+                changes.publish(
+                    Set(before.keys).union(values.keys).filter { !before[$0].isIdentical(to: values[$0]) }
+                        .map { StoredChange(key: $0, oldValue: before[$0], newValue: values[$0]) }
+                )
+            }
+            return result
         }
     }
 

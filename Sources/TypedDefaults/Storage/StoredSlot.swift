@@ -1,3 +1,5 @@
+import Foundation
+
 /// A suite's value with what a costly bridge last decoded from it.
 ///
 /// Decoding JSON or parsing a date on every read would cost microseconds. The decoded value sits beside the
@@ -40,5 +42,29 @@ final class DecodedValue<Value>: AnyDecodedValue, @unchecked Sendable {
     init(_ value: Value) {
         self.value = value
         super.init(type: ObjectIdentifier(Value.self))
+    }
+}
+
+/// Whether a decoded value may be kept and handed to every later reader.
+///
+/// A value that holds an object (a `Codable` class, an array of them, a struct with a class inside) would be
+/// shared: one reader's mutation would show up in the next read, and race across threads. Such values are
+/// decoded afresh on each read instead. Foundation's value types that are built on objects (`URL`, `Data`)
+/// copy on write and count as values.
+@usableFromInline
+enum ValueSemantics {
+    @usableFromInline
+    static func holdsNoReferences(_ value: Any) -> Bool {
+        holdsNoReferences(value, depth: 0)
+    }
+
+    private static func holdsNoReferences(_ value: Any, depth: Int) -> Bool {
+        if value is String || value is URL || value is Data || value is Date || value is UUID || value is Decimal {
+            return true
+        }
+        let mirror = Mirror(reflecting: value)
+        // Too deep to be sure, then not kept: decoding again is only slower.
+        guard mirror.displayStyle != .class, depth < 32 else { return false }
+        return mirror.children.allSatisfy { holdsNoReferences($0.value, depth: depth + 1) }
     }
 }

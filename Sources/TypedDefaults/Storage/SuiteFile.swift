@@ -45,9 +45,6 @@ struct SuiteFile: Sendable {
     let fileName: String
     private static let temporaryFileSerial = Locked(0)
 
-    /// The open lock file, kept between writes.
-    private let lockDescriptor = Locked<Int32>(-1)
-
     init(directory: String, suiteName: String) {
         self.directory = directory
         self.fileName = suiteName + ".plist"
@@ -66,7 +63,7 @@ struct SuiteFile: Sendable {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw unreadable(errno)
         }
-        try checkRegularFile(info)
+        try checkRegularFile(info, at: path)
         return Version(info)
     }
 
@@ -75,16 +72,10 @@ struct SuiteFile: Sendable {
     /// A symbolic link is followed for reading (a dotfile manager may link the file); anything but a regular
     /// file at the end of it is refused.
     func read() throws(DefaultsError) -> Contents {
-        // O_NONBLOCK: opening a FIFO must not hang the process.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return .missing }
-            throw unreadable(errno)
-        }
+        guard let descriptor = try openRegularFile(path, O_RDONLY, followingLinks: true) else { return .missing }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw unreadable(errno) }
-        try checkRegularFile(info)
         let data = try readAll(descriptor, sizeHint: Int(info.st_size))
         switch Self.parse(data) {
         case .success(let values): return .values(values, Version(info))
@@ -92,9 +83,31 @@ struct SuiteFile: Sendable {
         }
     }
 
+    /// How long a file that does not parse must have been left alone before it is taken to be damaged rather
+    /// than caught in the middle of a rewrite (Foundation rewrites in place, so readers can see a part).
+    static let settleTime: Duration = .milliseconds(200)
+
+    /// Reads the file; one that does not parse but changed less than ``settleTime`` ago is read again once
+    /// it has been left alone that long (for at most a second, in case it never is).
+    func readSettled() throws(DefaultsError) -> Contents {
+        var contents = try read()
+        var waited: Duration = .zero
+        while case .damaged(_, let version, _) = contents, waited < .seconds(1) {
+            let age = version.age
+            guard age < Self.settleTime else { break }
+            let pause = max(Self.settleTime - age, .milliseconds(10))
+            usleep(UInt32(pause / .microseconds(1)))
+            waited += pause
+            contents = try read()
+        }
+        return contents
+    }
+
     /// The values of the last version this process wrote, if that copy is intact.
     func readBackup() -> [String: PropertyListValue]? {
-        guard let data = FileManager.default.contents(atPath: backupPath) else { return nil }
+        guard let descriptor = try? openRegularFile(backupPath, O_RDONLY, followingLinks: false) else { return nil }
+        defer { close(descriptor) }
+        guard let data = try? readAll(descriptor, sizeHint: 0) else { return nil }
         return try? Self.parse(data).get()
     }
 
@@ -118,41 +131,67 @@ struct SuiteFile: Sendable {
 
     // MARK: Writing
 
+    /// The longest a writer waits for another process to release the suite's file lock before it gives up
+    /// with ``DefaultsError/writeFailed(suite:key:reason:)`` (the write is kept and tried again later), so a
+    /// stopped or stuck process cannot freeze every other writer.
+    static let lockWaitLimit: Duration = .seconds(5)
+
+    /// The suite's file lock, held by this process: valid while the lock file it was taken on is still the
+    /// one at the path.
+    struct HeldLock {
+        fileprivate let descriptor: Int32
+        fileprivate let path: String
+
+        /// Whether the lock file is still the one at the path: one deleted or replaced since is no lock, for
+        /// the next writer creates and locks a new one.
+        var isStillAtPath: Bool {
+            var held = stat()
+            var current = stat()
+            return fstat(descriptor, &held) == 0 && lstat(path, &current) == 0 && held.st_ino == current.st_ino
+                && held.st_dev == current.st_dev
+        }
+    }
+
     /// Runs `body` holding the exclusive lock that every TypedDefaults writer of this suite, in any process,
     /// takes before reading the file to merge into it.
     ///
-    /// The caller serializes its own calls (the lock is per open file, and one is kept open per suite).
-    func withExclusiveLock<Result>(_ body: () throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
-        let descriptor = try openLockFile()
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw writeFailed("cannot lock \(lockPath)", errno) }
-        }
-        // The lock is released by unlocking, and by the kernel when the process dies holding it.
-        defer { flock(descriptor, LOCK_UN) }
-        return try body()
-    }
-
-    /// The lock file's descriptor: the one kept open, unless the lock file was removed or replaced since
-    /// (then writers elsewhere lock the new one, and so must this process).
-    private func openLockFile() throws(DefaultsError) -> Int32 {
-        try lockDescriptor.withLock { descriptor throws(DefaultsError) in
-            var open = stat()
-            var current = stat()
-            if descriptor >= 0, fstat(descriptor, &open) == 0, stat(lockPath, &current) == 0,
-                open.st_ino == current.st_ino, open.st_dev == current.st_dev
-            {
-                return descriptor
-            }
-            if descriptor >= 0 { close(descriptor) }
+    /// The lock file is opened for each use and closed after, so a suite holds no descriptor between writes.
+    /// The caller serializes its own calls (the lock is per open file).
+    func withExclusiveLock<Result>(_ body: (HeldLock) throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
+        let deadline = ContinuousClock.now + Self.lockWaitLimit
+        while true {
             try createDirectory()
-            descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw writeFailed("cannot open the lock file \(lockPath)", errno) }
-            return descriptor
+            guard let descriptor = try openRegularFile(lockPath, O_RDWR | O_CREAT, followingLinks: false) else {
+                throw writeFailed("cannot open the lock file \(lockPath)", ENOENT)
+            }
+            // Closing the descriptor releases the lock, and so does the kernel when the process dies holding it.
+            defer { close(descriptor) }
+            var pause: UInt32 = 500
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                let code = errno
+                if code == EINTR { continue }
+                guard code == EWOULDBLOCK else { throw writeFailed("cannot lock \(lockPath)", code) }
+                guard ContinuousClock.now < deadline else {
+                    throw writeFailed(
+                        "another process has held the lock file \(lockPath) for more than "
+                            + "\(Self.lockWaitLimit); the values are kept and written later",
+                        nil
+                    )
+                }
+                usleep(pause)
+                pause = min(pause * 2, 20_000)
+            }
+            let lock = HeldLock(descriptor: descriptor, path: lockPath)
+            if lock.isStillAtPath { return try body(lock) }
         }
     }
 
-    /// Replaces the file with `values`, atomically and durably; returns the new version and its bytes.
-    func write(_ values: [String: PropertyListValue]) throws(DefaultsError) -> (version: Version, data: Data) {
+    /// Replaces the file with `values`, atomically and durably; returns the new version and its bytes, or
+    /// `nil`, having changed nothing, when `lock` no longer guards the file.
+    func write(
+        _ values: [String: PropertyListValue],
+        holding lock: HeldLock
+    ) throws(DefaultsError) -> (version: Version, data: Data)? {
         try createDirectory()
         var info = stat()
         let replacing = lstat(path, &info) == 0
@@ -164,10 +203,15 @@ struct SuiteFile: Sendable {
                         + "replace the link with the file it points to"
                 )
             }
-            try checkRegularFile(info)
+            try checkRegularFile(info, at: path)
         }
         let data = PropertyListXML.data(values)
         let temporary = try writeTemporaryCopy(of: data, durably: true)
+        // Checked last, just before the file changes: a lock file deleted meanwhile lets another writer in.
+        guard lock.isStillAtPath else {
+            unlink(temporary)
+            return nil
+        }
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
@@ -190,8 +234,9 @@ struct SuiteFile: Sendable {
     /// in place and not synced. Overwriting, then trimming, costs less than truncating first.
     func writeBackup(_ data: Data, of version: Version) {
         guard (try? currentVersion()) == version else { return }
-        let backup = open(backupPath, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard backup >= 0 else { return }
+        guard let backup = try? openRegularFile(backupPath, O_WRONLY | O_CREAT, followingLinks: false) else {
+            return
+        }
         if (try? writeAll(data, to: backup, path: backupPath)) != nil { ftruncate(backup, off_t(data.count)) }
         close(backup)
     }
@@ -215,7 +260,11 @@ struct SuiteFile: Sendable {
         let earlier = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in earlier.sorted() where name.hasPrefix(prefix) {
             let candidate = directory + "/" + name
-            if FileManager.default.contents(atPath: candidate) == data { return candidate }
+            guard let descriptor = try? openRegularFile(candidate, O_RDONLY, followingLinks: false) else { continue }
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, Int(info.st_size) == data.count else { continue }
+            if (try? readAll(descriptor, sizeHint: data.count)) == data { return candidate }
         }
         let stamp = Self.timestampForFileName()
         for attempt in 1...100 {
@@ -226,8 +275,14 @@ struct SuiteFile: Sendable {
                 throw writeFailed("cannot preserve the damaged file as \(candidate)", errno)
             }
             defer { close(descriptor) }
-            try writeAll(data, to: descriptor, path: candidate)
-            guard fsync(descriptor) == 0 else { throw writeFailed("cannot sync \(candidate)", errno) }
+            do throws(DefaultsError) {
+                try writeAll(data, to: descriptor, path: candidate)
+                guard fsync(descriptor) == 0 else { throw writeFailed("cannot sync \(candidate)", errno) }
+            } catch {
+                // A full disk must not leave a partial copy behind (nor one per attempt).
+                unlink(candidate)
+                throw error
+            }
             return candidate
         }
         throw writeFailed("too many preserved copies of \(path) this second", nil)
@@ -310,7 +365,42 @@ struct SuiteFile: Sendable {
         close(descriptor)
     }
 
-    private func checkRegularFile(_ info: stat) throws(DefaultsError) {
+    /// Opens `path` only if it is a regular file, never blocking (a FIFO or device at any path TypedDefaults
+    /// touches must not hang it, nor be written to); `nil` when there is nothing at the path.
+    ///
+    /// Without `followingLinks`, a symbolic link is refused too.
+    private func openRegularFile(
+        _ path: String,
+        _ flags: Int32,
+        followingLinks: Bool
+    ) throws(DefaultsError) -> Int32? {
+        var info = stat()
+        let exists = (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0
+        // Looked at before opening, so that a device is never even opened.
+        if exists, info.st_mode & S_IFMT != S_IFREG { try checkRegularFile(info, at: path) }
+        let descriptor = open(
+            path,
+            flags | O_NONBLOCK | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW),
+            0o600
+        )
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            if code == ELOOP || code == ENXIO {
+                throw .unsafeFile(path: path, reason: "it is not a regular file (a link, a FIFO or a device)")
+            }
+            throw flags & (O_WRONLY | O_RDWR) != 0 ? writeFailed("cannot open \(path)", code) : unreadable(code)
+        }
+        // And after: the path may have changed in between.
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            try checkRegularFile(info, at: path)
+            return nil
+        }
+        return descriptor
+    }
+
+    private func checkRegularFile(_ info: stat, at path: String) throws(DefaultsError) {
         let kind: String
         switch info.st_mode & S_IFMT {
         case S_IFREG: return
@@ -318,6 +408,7 @@ struct SuiteFile: Sendable {
         case S_IFIFO: kind = "a FIFO"
         case S_IFSOCK: kind = "a socket"
         case S_IFCHR, S_IFBLK: kind = "a device"
+        case S_IFLNK: kind = "a symbolic link"
         default: kind = "not a regular file"
         }
         throw .unsafeFile(path: path, reason: "it is \(kind), not a property-list file")
@@ -352,6 +443,16 @@ struct SuiteFile: Sendable {
 }
 
 extension SuiteFile.Version {
+    /// How long ago the file was last modified, by the wall clock file times are kept in.
+    var age: Duration {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds =
+            (Int64(now.tv_sec) - Int64(modified.tv_sec)) * 1_000_000_000
+            + (Int64(now.tv_nsec) - Int64(modified.tv_nsec))
+        return .nanoseconds(nanoseconds)
+    }
+
     fileprivate init(_ info: stat) {
         self.init(
             device: UInt64(info.st_dev),

@@ -88,28 +88,44 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
         _ key: String,
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
-        try Self.withFoundation { () throws(DefaultsError) in
-            try store(transform(currentValue(forKey: key)), forKey: key)
+        let current = Self.withFoundation { currentValue(forKey: key) }
+        try ReadModifyWrite.run(from: current, transform) { expected, new throws(DefaultsError) in
+            try Self.withFoundation { () throws(DefaultsError) -> PropertyListValue?? in
+                let found = currentValue(forKey: key)
+                guard found.isIdentical(to: expected) else { return .some(found) }
+                try store(new, forKey: key)
+                return .none
+            }
         }
     }
 
     func allValues() -> [String: PropertyListValue] {
-        Self.withFoundation {
-            storedKeys().reduce(into: [:]) { values, key in values[key] = currentValue(forKey: key) }
-        }
+        Self.withFoundation { storedValues() }
     }
 
     func modifyAll(
         _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        try Self.withFoundation { () throws(DefaultsError) in
-            let before = storedKeys().reduce(into: [String: PropertyListValue]()) { $0[$1] = currentValue(forKey: $1) }
-            var after = before
-            try transform(&after)
-            for key in Set(before.keys).union(after.keys) where before[key] != after[key] {
-                try store(after[key], forKey: key)
+        let change = { (values: [String: PropertyListValue]) throws(DefaultsError) -> [String: PropertyListValue] in
+            var values = values
+            try transform(&values)
+            return values
+        }
+        try ReadModifyWrite.run(from: allValues(), change) { expected, new throws(DefaultsError) in
+            try Self.withFoundation { () throws(DefaultsError) -> [String: PropertyListValue]? in
+                let before = storedValues()
+                guard before.isIdentical(to: expected) else { return before }
+                for key in Set(before.keys).union(new.keys) where !before[key].isIdentical(to: new[key]) {
+                    try store(new[key], forKey: key)
+                }
+                return nil
             }
         }
+    }
+
+    /// Every value the instance stores; call while holding the lock.
+    private func storedValues() -> [String: PropertyListValue] {
+        storedKeys().reduce(into: [:]) { values, key in values[key] = currentValue(forKey: key) }
     }
 
     private func currentValue(forKey key: String) -> PropertyListValue? {

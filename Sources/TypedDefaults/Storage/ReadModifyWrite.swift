@@ -1,0 +1,25 @@
+/// The one way every store changes a value from what it was: optimistically, with user code outside all locks.
+///
+/// The transform (a `modify` body, and the bridges around it) is user code, and user code may use the very
+/// suite being changed: flush it, read it, write it through another adapter. So it never runs under a lock.
+/// Instead the store commits the result only if the value is still the one the transform saw, and otherwise
+/// runs the transform again on the newer value. The result is exact under any contention, in one process or
+/// many; the transform may run more than once.
+enum ReadModifyWrite {
+    /// Runs `transform` on `current`, then `commit`, until a commit finds the value unchanged.
+    ///
+    /// `commit(expected, new)` stores `new` and returns `nil` if the value is still `expected`, else returns
+    /// the value it found, without storing anything.
+    static func run<Value>(
+        from current: Value,
+        _ transform: (Value) throws(DefaultsError) -> Value,
+        commit: (_ expected: Value, _ new: Value) throws(DefaultsError) -> Value?
+    ) throws(DefaultsError) {
+        var expected = current
+        while true {
+            let new = try transform(expected)
+            guard let newer = try commit(expected, new) else { return }
+            expected = newer
+        }
+    }
+}

@@ -16,6 +16,7 @@
 //     TypedDefaultsTestHelper increment <suite> <count>               modify `counter` += 1, count times
 //     TypedDefaultsTestHelper storm <suite>               immediate writes forever, printing each durable one
 //     TypedDefaultsTestHelper write-limited <suite> <bytes>           write past a file-size limit
+//     (and the hostile-conditions commands in HostileCommands.swift)
 
 import Foundation
 import TypedDefaults
@@ -67,6 +68,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
+if let status = try runHostileCommand(Array(arguments)) { exit(status) }
 switch arguments.first {
 case "write-matrix":
     guard let suite = arguments.dropFirst().first else { fail("write-matrix needs a suite name") }

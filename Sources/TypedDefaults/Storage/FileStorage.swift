@@ -20,8 +20,9 @@ final class FileStorage: DefaultsStorage {
     let file: SuiteFile
     let changes: ChangeHub
     private let state: Locked<State>
-    /// Serializes this process's work on the file (writes, reloads, backups); the file lock does so across
-    /// processes. Readers never take it.
+    /// Serializes this process's work on the file: writes, reloads and backups.
+    ///
+    /// The file lock does so across processes. Readers never take it.
     private let fileLock = NSLock()
     /// Serializes the first read of the file, so that concurrent first readers parse it once.
     private let loadLock = NSLock()
@@ -64,8 +65,9 @@ final class FileStorage: DefaultsStorage {
         var unpreservedVersion: SuiteFile.Version?
         /// Whether this process has cleared temporary files left by killed writers.
         var sweptTemporaryFiles = false
-        /// How many times this storage wrote the file.
+        /// How many times this storage wrote the file, and read it.
         var fileWrites = 0
+        var fileReads = 0
         /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
         var pendingBackup: (data: Data, version: SuiteFile.Version)?
         /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
@@ -155,6 +157,15 @@ final class FileStorage: DefaultsStorage {
 
     /// How many times this storage wrote its file, for tests and benchmarks.
     var fileWriteCount: Int { state.withLock { $0.fileWrites } }
+
+    /// How many times this storage read and parsed its file, for tests.
+    var fileReadCount: Int { state.withLock { $0.fileReads } }
+
+    /// Reads the file, counting the reading.
+    private func readFile() throws(DefaultsError) -> SuiteFile.Contents {
+        defer { state.withLock { $0.fileReads += 1 } }
+        return try file.readSettled()
+    }
 
     // MARK: Watching
 
@@ -299,7 +310,7 @@ final class FileStorage: DefaultsStorage {
             // Parsed outside the state's lock; only a damaged file needs the file lock, to preserve it.
             let contents: SuiteFile.Contents
             do throws(DefaultsError) {
-                contents = try file.readSettled()
+                contents = try readFile()
             } catch {
                 return swapIn(.failure(error), loadedVersion: nil)
             }
@@ -329,7 +340,7 @@ final class FileStorage: DefaultsStorage {
             do throws(DefaultsError) {
                 // This process's own writes set the version under the file lock, so they are never read back.
                 if let known, try file.currentVersion() == known { return }
-                let contents = try file.readSettled()
+                let contents = try readFile()
                 swapIn(
                     Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
                     loadedVersion: known
@@ -564,7 +575,7 @@ final class FileStorage: DefaultsStorage {
             if let known, try file.currentVersion() == known.0 {
                 current = .values(known.1, known.0)
             } else {
-                current = try file.readSettled()
+                current = try readFile()
             }
             let original = try resolve(current, mustPreserve: true).values
             var values = original

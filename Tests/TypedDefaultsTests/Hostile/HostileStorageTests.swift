@@ -21,7 +21,9 @@ private func storage(_ suite: IsolatedSuite) throws -> FileStorage {
 }
 
 /// The hostile-conditions failures found by an audit, each reproduced against real files and processes.
-@Suite("Hostile: storage")
+// One at a time: these tests wait on child processes, and blocking many of the test runner's few threads at
+// once would starve the asynchronous tests running beside them.
+@Suite("Hostile: storage", .serialized)
 struct HostileStorageTests {
     // MARK: Never a hang
 

@@ -202,6 +202,51 @@ case "write-limited":
     }
     // The refused value stays pending; leaving without it must not corrupt the file either.
     exit(3)
+case "verify-entries":
+    // verify-entries <suite> fixed | <seed,seed,...> <count>: what the parent wrote from GeneratedValues, exactly.
+    let rest = Array(arguments.dropFirst())
+    let entries: [GeneratedEntry]
+    if rest.count == 2, rest[1] == "fixed" {
+        entries = GeneratedValues.fixedEntries
+    } else if rest.count == 3, let count = Int(rest[2]) {
+        entries = rest[1].split(separator: ",").compactMap { UInt64($0) }
+            .flatMap { GeneratedValues.entries(seed: $0, count: count) }
+    } else {
+        fail("verify-entries needs a suite and fixed, or seeds and a count")
+    }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    try defaults.checkFile()
+    var stored = defaults.storedValues()
+    var problems: [String] = []
+    for entry in entries {
+        guard let index = stored.index(forKey: entry.key) else {
+            if entry.refusal == nil { problems.append("MISSING \(entry.key.debugDescription)") }
+            continue
+        }
+        let (name, value) = stored.remove(at: index)
+        if entry.refusal != nil { problems.append("STORED a refused value under \(entry.key.debugDescription)") }
+        if !name.unicodeScalars.elementsEqual(entry.key.unicodeScalars) {
+            problems.append("KEY \(entry.key.debugDescription) became \(name.debugDescription)")
+        }
+        problems += GeneratedValues.mismatches(expected: entry.value, actual: value, at: entry.key.debugDescription)
+            .map { "MISMATCH " + $0 }
+    }
+    problems += stored.keys.map { "EXTRA \($0.debugDescription)" }
+    for problem in problems { say(problem) }
+    say("verified \(entries.count) entries, \(problems.count) problems")
+    exit(problems.isEmpty ? 0 : 1)
+case "verify-nested":
+    // verify-nested <suite> <key> <depth> <arrays|mixed>: GeneratedValues.nested came back exactly.
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 4, let depth = Int(rest[2]) else { fail("verify-nested needs a suite, a key, a depth, a kind") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    try defaults.checkFile()
+    guard let stored = defaults[key: Key<PropertyListValue?>(rest[1])] else { fail("nothing stored under \(rest[1])") }
+    let expected = GeneratedValues.nested(depth: depth, arraysOnly: rest[3] == "arrays")
+    let problems = GeneratedValues.mismatches(expected: expected, actual: stored)
+    for problem in problems.prefix(5) { say("MISMATCH " + problem) }
+    say("verified depth \(depth), \(problems.count) problems")
+    exit(problems.isEmpty ? 0 : 1)
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -6,6 +6,16 @@ import Foundation
 /// property list can hold, a value that Foundation would reject (and, on Linux, crash on) can never
 /// reach the storage layer.
 ///
+/// ## Limits
+/// A write checks the whole value first and throws ``DefaultsError/valueNotStorable(key:type:reason:)``,
+/// changing nothing, if a reader could not get it back exactly:
+/// - arrays and dictionaries nested more than ``maximumDepth`` (128) levels deep;
+/// - a value taking more than ``maximumEncodedSize`` (16 MiB) in the file;
+/// - a string or key with a control character other than tab, line feed and carriage return, or with
+///   `U+FFFE` or `U+FFFF` (XML cannot hold them);
+/// - a string or key that starts with `U+FEFF` (Foundation's reader drops it);
+/// - a `.date` before 0001-01-01 or after 9999-12-31 (or not finite).
+///
 /// ## Usage
 /// ```swift
 /// struct FrogBridge: DefaultsBridge {
@@ -62,41 +72,186 @@ extension PropertyListValue {
 }
 
 extension PropertyListValue {
-    /// Throws if the value holds a string that an XML property list cannot carry.
+    /// The deepest a stored value may nest arrays and dictionaries: 128 levels.
     ///
-    /// XML 1.0 forbids control characters other than tab, newline and carriage return, and `U+FFFE` and
-    /// `U+FFFF`. Foundation writes them anyway, and Python's `plistlib`, the `defaults` tool and every other
-    /// XML reader then reject the whole file, so TypedDefaults refuses such strings instead.
-    func checkStorable() throws(DefaultsBridgeError) {
-        switch self {
-        case .string(let text):
-            try Self.checkText(text, what: "the string")
-        case .array(let items):
-            for item in items { try item.checkStorable() }
-        case .dictionary(let entries):
-            for (name, item) in entries {
-                try Self.checkText(name, what: "the dictionary key")
-                try item.checkStorable()
-            }
-        case .bool, .integer, .unsignedInteger, .double, .data, .date:
-            break
-        }
+    /// `.array([.dictionary(["a": .integer(1)])])` nests 2 levels; a string or a number nests none. Foundation's
+    /// property-list reader refuses a file nested deeper than 512 levels (the suite's own dictionary counts as
+    /// one), so a deeper value would be written and then lost with the rest of the suite in every later
+    /// process. Writes of deeper values throw ``DefaultsError/valueNotStorable(key:type:reason:)`` instead.
+    ///
+    /// ```swift
+    /// var value = PropertyListValue.integer(1)
+    /// for _ in 0..<PropertyListValue.maximumDepth { value = .array([value]) }
+    /// try Defaults.set(value, for: Key<PropertyListValue?>("deep"))       // stored
+    /// try Defaults.set(.array([value]), for: Key<PropertyListValue?>("deep"))   // throws
+    /// ```
+    public static let maximumDepth = 128
+
+    /// The most bytes one stored value may take in the suite's file: 16 MiB.
+    ///
+    /// The suite's file is read whole when a process opens the suite and again whenever another process
+    /// changes it; Foundation reads 16 MiB of small elements in about half a second, and a bigger value
+    /// belongs in a file of its own. The size is an upper estimate of the value's XML: every number counts as
+    /// its longest form, and strings, keys, Base64 lines and indentation count as written. Writes of larger
+    /// values throw ``DefaultsError/valueNotStorable(key:type:reason:)``.
+    ///
+    /// ```swift
+    /// let blob = Data(count: 12 << 20)   // 16 MiB as Base64
+    /// try Defaults.set(blob, for: Key<Data?>("blob"))   // throws
+    /// ```
+    public static let maximumEncodedSize = 16 << 20
+
+    /// Throws if the value has no exact, readable form in a suite's file.
+    ///
+    /// Every write goes through this check, so what a suite stores is what every later reader gets back:
+    /// - Strings and keys hold only characters XML 1.0 allows: no control characters other than tab, line feed
+    ///   and carriage return, and no `U+FFFE` or `U+FFFF`. Foundation writes them anyway, and Python's
+    ///   `plistlib`, the `defaults` tool and every other XML reader then reject the whole file.
+    /// - No string or key starts with `U+FEFF`: Foundation's reader drops it there, written as the character
+    ///   or as `&#xFEFF;` alike (elsewhere in a string it is kept).
+    /// - Dates lie in the years 1 to 9999, which Python's `plistlib` reads (it rejects the whole file otherwise).
+    /// - Arrays and dictionaries nest at most ``maximumDepth`` levels.
+    /// - The value takes at most ``maximumEncodedSize`` bytes in the file.
+    ///
+    /// The check never recurses deeper than ``maximumDepth``, allocates nothing unless it throws, and costs
+    /// no more than a switch for a number or a Boolean.
+    ///
+    /// ```swift
+    /// try PropertyListValue.string("\u{FEFF}title").checkStorable()   // throws: starts with U+FEFF
+    /// ```
+    ///
+    /// - Returns: The estimate of the value's size in the file that ``maximumEncodedSize`` limits.
+    @discardableResult
+    func checkStorable() throws(DefaultsBridgeError) -> Int {
+        var size = 0
+        try check(level: 1, size: &size)
+        return size
     }
 
-    static func checkText(_ text: String, what: String) throws(DefaultsBridgeError) {
-        for scalar in text.unicodeScalars where !isXMLCharacter(scalar) {
-            let code = "U+" + String(scalar.value, radix: 16, uppercase: true)
+    /// Checks the value as nested `level` deep (1 for the stored value itself), adding its estimated size.
+    private func check(level: Int, size: inout Int) throws(DefaultsBridgeError) {
+        switch self {
+        case .bool:
+            size += 8
+        case .integer, .unsignedInteger:
+            size += 39  // <integer>-9223372036854775808</integer>
+        case .double:
+            size += 37  // <real>-2.2250738585072014e-308</real>
+        case .date(let date):
+            // Whole seconds are written; NaN fails both comparisons.
+            let seconds = date.timeIntervalSinceReferenceDate.rounded(.down)
+            guard seconds >= Self.earliestDate && seconds <= Self.latestDate else {
+                throw DefaultsBridgeError(
+                    "the date \(date.timeIntervalSinceReferenceDate) seconds from 2001 is not between "
+                        + "0001-01-01 and 9999-12-31, the years a property-list <date> holds for every reader"
+                )
+            }
+            size += 33  // <date>2001-01-01T00:00:00Z</date>
+        case .string(let text):
+            let length = try Self.checkText(text, what: "the string")
+            size += 17 + length
+        case .data(let data):
+            // Base64 in lines of 68 characters, each indented one level deeper than the tag.
+            let encoded = (data.count + 2) / 3 * 4
+            size += 14 + level + encoded + (encoded + 67) / 68 * (level + 1)
+        case .array(let items):
+            guard level <= Self.maximumDepth else { throw Self.tooDeep }
+            size += 16 + level
+            for item in items {
+                size += level + 2
+                try item.check(level: level + 1, size: &size)
+            }
+        case .dictionary(let entries):
+            guard level <= Self.maximumDepth else { throw Self.tooDeep }
+            size += 14 + level
+            for (name, item) in entries {
+                let length = try Self.checkText(name, what: "the dictionary key")
+                size += 2 * level + 15 + length
+                try item.check(level: level + 1, size: &size)
+            }
+        }
+        if size > Self.maximumEncodedSize { throw Self.tooLarge }
+    }
+
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: Python's `plistlib` rejects a whole file with a
+    /// `<date>` outside four-digit years, and the writer has no text for an infinite or NaN date.
+    private static let earliestDate: Double = -63_113_904_000
+    private static let latestDate: Double = 252_423_993_599
+
+    private static var tooDeep: DefaultsBridgeError {
+        DefaultsBridgeError(
+            "the value nests arrays and dictionaries more than \(maximumDepth) levels deep "
+                + "(PropertyListValue.maximumDepth); Foundation could not read the file back"
+        )
+    }
+
+    private static var tooLarge: DefaultsBridgeError {
+        DefaultsBridgeError(
+            "the value would take more than \(maximumEncodedSize) bytes in the property-list file "
+                + "(PropertyListValue.maximumEncodedSize); store it in a file of its own"
+        )
+    }
+
+    /// Throws if `text` cannot be a string or key in a property list; returns its length in the file.
+    @discardableResult
+    static func checkText(_ text: String, what: String) throws(DefaultsBridgeError) -> Int {
+        let scan = text.utf8.withContiguousStorageIfAvailable { TextScan($0) } ?? TextScan(text.utf8)
+        guard let problem = scan.problem else { return scan.escapedLength }
+        let code = "U+" + String(problem, radix: 16, uppercase: true)
+        // A short excerpt: the text may be megabytes long.
+        let excerpt = String(reflecting: text.count > 60 ? String(text.prefix(60)) + "…" : text)
+        if problem == 0xFEFF {
             throw DefaultsBridgeError(
-                "\(what) \(String(reflecting: text)) contains \(code), which an XML property list cannot hold"
+                "\(what) \(excerpt) starts with \(code) (a byte order mark), which Foundation's property-list "
+                    + "reader drops"
             )
         }
+        throw DefaultsBridgeError("\(what) \(excerpt) contains \(code), which an XML property list cannot hold")
     }
+}
 
-    private static func isXMLCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x09, 0x0A, 0x0D: true
-        case 0..<0x20, 0xFFFE, 0xFFFF: false
-        default: true
+/// One pass over a string's UTF-8 bytes: the first scalar a property list cannot carry, and the length the
+/// XML writer gives the string (`&`, `<`, `>` and carriage returns become references).
+private struct TextScan {
+    var escapedLength: Int
+    var problem: UInt32?
+
+    init<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        escapedLength = bytes.count
+        problem = nil
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "&"), UInt8(ascii: "\r"):
+                escapedLength += 4
+            case UInt8(ascii: "<"), UInt8(ascii: ">"):
+                escapedLength += 3
+            case UInt8(ascii: "\t"), UInt8(ascii: "\n"):
+                break
+            case 0..<0x20:
+                problem = UInt32(byte)
+                return
+            case 0xEF:
+                // U+FEFF is EF BB BF, U+FFFE and U+FFFF are EF BF BE and EF BF BF.
+                let second = bytes.index(after: index)
+                guard second != bytes.endIndex else { break }
+                let third = bytes.index(after: second)
+                guard third != bytes.endIndex else { break }
+                switch (bytes[second], bytes[third]) {
+                case (0xBB, 0xBF) where index == bytes.startIndex:
+                    problem = 0xFEFF
+                    return
+                case (0xBF, 0xBE), (0xBF, 0xBF):
+                    problem = 0xFFFE + UInt32(bytes[third] - 0xBE)
+                    return
+                default:
+                    break
+                }
+            default:
+                break
+            }
+            index = bytes.index(after: index)
         }
     }
 }

@@ -5,7 +5,9 @@ import Foundation
 /// `PropertyListSerialization` would first turn every value into a Foundation object, which costs more than
 /// the rest of a write; this writes the bytes straight from the values. Readers see no difference: the same
 /// header, tags, indentation, sorted keys and Base64 lines. Reals are written with the fewest digits that
-/// read back exactly (Foundation writes 17), and `-0.0` keeps its sign.
+/// read back exactly (Foundation writes 17), and `-0.0` keeps its sign. A carriage return is written as
+/// `&#xD;`: XML readers such as Python's `plistlib` turn a literal one into a line feed, a reference they
+/// keep (Foundation's reader keeps both).
 enum PropertyListXML {
     static func data(_ values: [String: PropertyListValue]) -> Data {
         var output: [UInt8] = []
@@ -85,7 +87,7 @@ enum PropertyListXML {
         output.append(contentsOf: "</\(tag)>".utf8)
     }
 
-    /// An element whose text needs `&`, `<` and `>` escaped, as Foundation escapes them.
+    /// An element whose text needs `&`, `<` and `>` escaped, as Foundation escapes them, and carriage returns.
     private static func element(_ tag: String, escaped text: String, into output: inout [UInt8]) {
         output.append(contentsOf: "<\(tag)>".utf8)
         for byte in text.utf8 {
@@ -93,6 +95,7 @@ enum PropertyListXML {
             case UInt8(ascii: "&"): output.append(contentsOf: "&amp;".utf8)
             case UInt8(ascii: "<"): output.append(contentsOf: "&lt;".utf8)
             case UInt8(ascii: ">"): output.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\r"): output.append(contentsOf: "&#xD;".utf8)
             default: output.append(byte)
             }
         }

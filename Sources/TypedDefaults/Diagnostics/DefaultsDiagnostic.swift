@@ -28,6 +28,9 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case damagedFile
         /// The suite's file could not be read (permissions, or not a regular file); reads use defaults.
         case unreadableFile
+        /// Other processes' writes cannot be watched with inotify (a system limit is reached); observers still
+        /// hear of them, by polling, a little later. Reported once per process.
+        case fileWatchUnavailable
     }
 
     /// What kind of thing happened.

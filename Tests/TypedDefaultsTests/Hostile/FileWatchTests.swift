@@ -27,9 +27,9 @@ private func touch(_ directory: String, _ name: String) {
 @Suite("Hostile: file watch")
 struct FileWatchTests {
     @Test("an observer keeps hearing another process's writes after its directory is removed and made again")
-    func directoryRecreated() throws {
+    func directoryRecreated() async throws {
+        // Nothing is written in this process: its delayed backup copy would make the directory again.
         let suite = IsolatedSuite()
-        suite.adapter.username = "before"
         let path = suite.directory.url.path
         let changes = Recorder<String?>()
         let token = suite.adapter.observe(\.username) { changes.append($0.newValue) }
@@ -37,28 +37,30 @@ struct FileWatchTests {
         #expect(DirectoryWatcher.shared.isArmed(directory: path))
 
         try FileManager.default.removeItem(at: suite.directory.url)
+        // Noticed, and polled while the path is missing, until the directory is made again.
+        #expect(await eventually { !DirectoryWatcher.shared.isArmed(directory: path) })
         try FileManager.default.createDirectory(at: suite.directory.url, withIntermediateDirectories: false)
         let first = try Helper.run(
             ["exit-call", suite.name, "username", "recreated"],
             configDirectory: suite.directory.url
         )
         #expect(first.status == 0)
-        #expect(eventually { changes.all.last == "recreated" })
+        #expect(await eventually { changes.all.last == "recreated" })
 
         // Watched again by inotify, not polled forever: the next write is heard too.
-        #expect(eventually { DirectoryWatcher.shared.isArmed(directory: path) })
+        #expect(await eventually { DirectoryWatcher.shared.isArmed(directory: path) })
         let second = try Helper.run(
             ["exit-call", suite.name, "username", "again"],
             configDirectory: suite.directory.url
         )
         #expect(second.status == 0)
-        #expect(eventually { changes.all.last == "again" })
+        #expect(await eventually { changes.all.last == "again" })
     }
 
     @Test("after `mv` swaps the directory for another, the new directory's value and later writes are reported")
-    func directorySwapped() throws {
+    func directorySwapped() async throws {
+        // Nothing is written in this process: its delayed backup copy would make the directory again.
         let suite = IsolatedSuite()
-        suite.adapter.username = "original"
         let path = suite.directory.url.path
         let changes = Recorder<String?>()
         let token = suite.adapter.observe(\.username) { changes.append($0.newValue) }
@@ -76,15 +78,15 @@ struct FileWatchTests {
         let movedAway = TemporaryConfigDirectory()
         #expect(rename(path, movedAway.url.path) == 0)
         #expect(rename(replacement.url.path, path) == 0)
-        #expect(eventually { changes.all.last == "from-replacement" })
+        #expect(await eventually { changes.all.last == "from-replacement" })
 
-        #expect(eventually { DirectoryWatcher.shared.isArmed(directory: path) })
+        #expect(await eventually { DirectoryWatcher.shared.isArmed(directory: path) })
         let later = try Helper.run(
             ["exit-call", suite.name, "username", "after-swap"],
             configDirectory: suite.directory.url
         )
         #expect(later.status == 0)
-        #expect(eventually { changes.all.last == "after-swap" })
+        #expect(await eventually { changes.all.last == "after-swap" })
     }
 
     @Test(
@@ -96,14 +98,14 @@ struct FileWatchTests {
             16,
         ]
     )
-    func descriptorsExhausted(spare: Int) throws {
+    func descriptorsExhausted(spare: Int) async throws {
         let suite = IsolatedSuite()
         suite.adapter.launchCount = 1
         let child = try Helper.start(["observe-starved", suite.name, "\(spare)"], configDirectory: suite.directory.url)
-        #expect(child.waitForOutput(containing: "observing"))
-        #expect(child.waitForOutput(containing: "diagnostic=fileWatchUnavailable"))
+        #expect(await eventually { child.output.contains("observing") })
+        #expect(await eventually { child.output.contains("diagnostic=fileWatchUnavailable") })
         suite.adapter.launchCount = 5
-        #expect(child.waitForOutput(containing: "launchCount=5"), "\(child.output)")
+        #expect(await eventually { child.output.contains("launchCount=5") }, "\(child.output)")
 
         let output = child.output
         if spare == 2 { #expect(output.contains("launchCount=5 inotify=false"), "delivered by polling") }
@@ -116,7 +118,7 @@ struct FileWatchTests {
     }
 
     @Test("a directory that does not exist yet is polled, with no diagnostic, then watched once it appears")
-    func missingDirectory() throws {
+    func missingDirectory() async throws {
         DiagnosticsRecorder.install()
         let watcher = DirectoryWatcher()
         let root = TemporaryConfigDirectory()
@@ -125,23 +127,29 @@ struct FileWatchTests {
         let calls = CallCounter()
         let registration = try #require(watcher.watch(directory: path, fileName: suite + ".plist") { calls.record() })
         #expect(watcher.isPolling)
-        #expect(eventually { calls.count >= 2 }, "each poll reports the file as possibly changed")
+        #expect(await eventually { calls.count >= 2 }, "each poll reports the file as possibly changed")
 
         #expect(mkdir(path, 0o755) == 0)
-        #expect(eventually { watcher.isArmed(directory: path) && !watcher.isPolling })
+        #expect(await eventually { watcher.isArmed(directory: path) && !watcher.isPolling })
         watcher.queue.sync {}  // the last poll's callbacks are done
         let polled = calls.count
         touch(path, suite + ".plist")
-        #expect(eventually { calls.count > polled }, "heard through inotify, as polling has stopped")
+        #expect(await eventually { calls.count > polled }, "heard through inotify, as polling has stopped")
         #expect(DiagnosticsRecorder.diagnostics(forSuite: suite).isEmpty, "a missing directory is no limit")
 
         watcher.cancel(registration)
         #expect(!watcher.isWatching(directory: path, fileName: suite + ".plist"))
         #expect(kernelWatchCount(watcher) == 0)
+
+        // Cancelling the last registration of a polled directory stops the polling.
+        let other = try #require(watcher.watch(directory: path + "-never", fileName: "x.plist") {})
+        #expect(watcher.isPolling)
+        watcher.cancel(other)
+        #expect(!watcher.isPolling)
     }
 
     @Test("cancelling while events arrive leaves no watch behind")
-    func cancelDuringEvents() throws {
+    func cancelDuringEvents() async throws {
         let watcher = DirectoryWatcher()
         let directory = TemporaryConfigDirectory()
         let path = directory.url.path
@@ -161,7 +169,7 @@ struct FileWatchTests {
                 }
             }
         }
-        #expect(eventually { calls.count > 0 })
+        #expect(await eventually { calls.count > 0 })
         watcher.cancel(steady)
         writing.withLock { $0 = false }
 
@@ -172,7 +180,7 @@ struct FileWatchTests {
     }
 
     @Test("two paths to one directory share the kernel's watch; cancelling one keeps the other hearing")
-    func twoPathsOneDirectory() throws {
+    func twoPathsOneDirectory() async throws {
         let watcher = DirectoryWatcher()
         let directory = TemporaryConfigDirectory()
         let path = directory.url.path
@@ -185,15 +193,19 @@ struct FileWatchTests {
         let dropped = try #require(watcher.watch(directory: link, fileName: "b.plist") { linked.record() })
         #expect(kernelWatchCount(watcher) == 1)
 
-        watcher.cancel(dropped)
+        watcher.queue.sync {
+            // With events held up, so a lost watch cannot be noticed and added again before it is counted.
+            watcher.cancel(dropped)
+            #expect(kernelWatchCount(watcher) == 1, "the other path still uses the watch")
+        }
         touch(path, "a.plist")
-        #expect(eventually { direct.count > 0 })
+        #expect(await eventually { direct.count > 0 })
         watcher.cancel(kept)
         #expect(kernelWatchCount(watcher) == 0)
     }
 
     @Test("after lost events (queue overflow) every file is reported and a replaced directory is watched again")
-    func overflow() throws {
+    func overflow() async throws {
         let watcher = DirectoryWatcher()
         let directory = TemporaryConfigDirectory()
         let path = directory.url.path
@@ -210,11 +222,11 @@ struct FileWatchTests {
             try? FileManager.default.removeItem(atPath: path)
             mkdir(path, 0o755)
         }
-        #expect(eventually { calls.count > 0 }, "an overflow reports every file")
-        #expect(eventually { watcher.isArmed(directory: path) && !watcher.isPolling })
+        #expect(await eventually { calls.count > 0 }, "an overflow reports every file")
+        #expect(await eventually { watcher.isArmed(directory: path) && !watcher.isPolling })
         watcher.queue.sync {}
         let before = calls.count
         touch(path, "s.plist")
-        #expect(eventually { calls.count > before }, "the new directory is watched")
+        #expect(await eventually { calls.count > before }, "the new directory is watched")
     }
 }

@@ -16,6 +16,7 @@
 //     TypedDefaultsTestHelper increment <suite> <count>               modify `counter` += 1, count times
 //     TypedDefaultsTestHelper storm <suite>               immediate writes forever, printing each durable one
 //     TypedDefaultsTestHelper write-limited <suite> <bytes>           write past a file-size limit
+//     TypedDefaultsTestHelper observe-starved <suite> <spare>         observe with descriptors exhausted
 //     (and the hostile-conditions commands in HostileCommands.swift)
 
 import Foundation
@@ -247,6 +248,35 @@ case "verify-nested":
     for problem in problems.prefix(5) { say("MISMATCH " + problem) }
     say("verified depth \(depth), \(problems.count) problems")
     exit(problems.isEmpty ? 0 : 1)
+case "observe-starved":
+    // Observes `launchCount` with no file descriptor to spare for inotify, then gives back `spare` of them: prints
+    // each value observed (and whether an inotify descriptor is open then) and every diagnostic.
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let spare = Int(rest[1]) else { fail("observe-starved needs a suite and a count") }
+    DefaultsDiagnostics.setHandler { say("diagnostic=\($0.kind) \($0.message)") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    say("before=\(defaults.launchCount)")
+    var limits = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits)
+    limits.rlim_cur = min(limits.rlim_cur, 128)
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits)
+    var held: [Int32] = []
+    while case let descriptor = open("/dev/null", O_RDONLY), descriptor >= 0 { held.append(descriptor) }
+    // Whether this process has an inotify descriptor; readlink needs no descriptor of its own.
+    let hasInotify = { @Sendable () -> Bool in
+        (0..<128)
+            .contains { descriptor in
+                var target = [CChar](repeating: 0, count: 64)
+                let length = readlink("/proc/self/fd/\(descriptor)", &target, target.count)
+                return length > 0
+                    && String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                        .contains("inotify")
+            }
+    }
+    let observation = defaults.observe(\.launchCount) { say("launchCount=\($0.newValue) inotify=\(hasInotify())") }
+    for descriptor in held.suffix(spare) { close(descriptor) }
+    say("observing")
+    withExtendedLifetime(observation) { while true { sleep(60) } }
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -32,6 +32,9 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// Foundation's `UserDefaults.synchronize()` does) and put back old values of keys this process had
         /// written. It cannot be prevented, only detected; `key` is set when one key was reverted.
         case revertedByUnlockedWriter
+        /// Other processes' writes cannot be watched with inotify (a system limit is reached); observers still
+        /// hear of them, by polling, a little later. Reported once per process.
+        case fileWatchUnavailable
     }
 
     /// What kind of thing happened.

@@ -632,7 +632,8 @@ final class FileStorage: DefaultsStorage {
                 return state.pendingBackup
             })
         else { return }
-        try? file.withExclusiveLock { _ in file.writeBackup(backup.data, of: backup.version) }
+        // A directory removed since the write stays removed: the copy is not worth making it again.
+        try? file.withExclusiveLock(creatingDirectory: false) { _ in file.writeBackup(backup.data, of: backup.version) }
     }
 
     func finishBackgroundWork() {

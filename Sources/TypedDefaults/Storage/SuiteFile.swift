@@ -157,10 +157,13 @@ struct SuiteFile: Sendable {
     ///
     /// The lock file is opened for each use and closed after, so a suite holds no descriptor between writes.
     /// The caller serializes its own calls (the lock is per open file).
-    func withExclusiveLock<Result>(_ body: (HeldLock) throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
+    func withExclusiveLock<Result>(
+        creatingDirectory: Bool = true,
+        _ body: (HeldLock) throws(DefaultsError) -> Result
+    ) throws(DefaultsError) -> Result {
         let deadline = ContinuousClock.now + Self.lockWaitLimit
         while true {
-            try createDirectory()
+            if creatingDirectory { try createDirectory() }
             guard let descriptor = try openRegularFile(lockPath, O_RDWR | O_CREAT, followingLinks: false) else {
                 throw writeFailed("cannot open the lock file \(lockPath)", ENOENT)
             }

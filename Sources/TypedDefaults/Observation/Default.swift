@@ -59,7 +59,9 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             let (cached, generation) = cache.state.withLock { ($0.value, $0.generation) }
             if let cached { return cached }
             let value = adapter[key: key]
-            // Kept only if no change came in while reading, or the stale value would stick.
+            // Kept only if no change came in while reading, or the stale value would stick; and only a value
+            // that holds no object, which every later reader would share.
+            guard ValueSemantics.holdsNoReferences(value) else { return value }
             cache.state.withLock { state in
                 if state.generation == generation { state.value = value }
             }

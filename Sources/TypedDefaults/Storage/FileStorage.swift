@@ -71,8 +71,12 @@ final class FileStorage: DefaultsStorage {
         /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
         var pendingBackup: (data: Data, version: SuiteFile.Version)?
         /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
-        /// them.
+        /// them, and the write count it left in the lock file.
         var lastWritten: [String: WrittenValue] = [:]
+        var lastWriteCount: UInt64?
+        /// When the values in `stored` were last known good (the modification time of the file they were
+        /// read from or written as, or of the backup they came from), to prefer a newer backup after damage.
+        var goodSince: timespec?
         /// The changes made under the lock, announced before it is released (so in order).
         var announcements: [StoredChange] = []
     }
@@ -103,9 +107,14 @@ final class FileStorage: DefaultsStorage {
     deinit {
         if let registration = watch.withLock({ $0 }) { DirectoryWatcher.shared.cancel(registration) }
         let path = file.path
-        Self.registry.withLock { storages in
-            if storages[path]?.storage == nil { storages[path] = nil }
+        // A newer storage for the path is handed out of the lock before it is released: its own deinit takes
+        // the registry's lock too.
+        let newer = Self.registry.withLock { storages -> FileStorage? in
+            let newer = storages[path]?.storage
+            if newer == nil { storages[path] = nil }
+            return newer
         }
+        _ = newer
     }
 
     // MARK: One storage per file, while anyone uses it
@@ -312,7 +321,7 @@ final class FileStorage: DefaultsStorage {
             do throws(DefaultsError) {
                 contents = try readFile()
             } catch {
-                return swapIn(.failure(error), loadedVersion: nil)
+                return swapIn(.failure(error), loadedVersion: nil, firstLoad: true)
             }
             let damaged: Bool
             if case .damaged = contents { damaged = true } else { damaged = false }
@@ -320,7 +329,8 @@ final class FileStorage: DefaultsStorage {
             defer { if damaged { fileLock.unlock() } }
             swapIn(
                 Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
-                loadedVersion: nil
+                loadedVersion: nil,
+                firstLoad: true
             )
         }
     }
@@ -341,9 +351,11 @@ final class FileStorage: DefaultsStorage {
                 // This process's own writes set the version under the file lock, so they are never read back.
                 if let known, try file.currentVersion() == known { return }
                 let contents = try readFile()
+                let writeCount = state.withLock { $0.lastWritten.isEmpty } ? nil : file.writeCount()
                 swapIn(
                     Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
-                    loadedVersion: known
+                    loadedVersion: known,
+                    writeCount: writeCount
                 )
             } catch {
                 swapIn(.failure(error), loadedVersion: known)
@@ -356,23 +368,35 @@ final class FileStorage: DefaultsStorage {
         var values: [String: PropertyListValue]
         var version: SuiteFile.Version?
         var problem: DefaultsError?
+        /// When these values were known good, if that changed.
+        var goodSince: timespec?
     }
 
     /// Puts a reading of the file in place of the copy, announcing what changed; a reading that failed keeps
     /// the copy and notes why, once.
-    private func swapIn(_ reading: Result<Resolved, DefaultsError>, loadedVersion: SuiteFile.Version?) {
+    ///
+    /// A first load that finds the copy already loaded (a write got there first, with a newer file) changes
+    /// nothing.
+    private func swapIn(
+        _ reading: Result<Resolved, DefaultsError>,
+        loadedVersion: SuiteFile.Version?,
+        firstLoad: Bool = false,
+        writeCount: UInt64? = nil
+    ) {
         withState { state in
+            if firstLoad, state.loaded { return }
             defer {
                 state.loaded = true
                 state.lastCheck = Self.now()
             }
             switch reading {
             case .success(let resolved):
-                if resolved.problem == nil { checkForRevert(resolved, replacing: loadedVersion, &state) }
+                if resolved.problem == nil { checkForRevert(resolved.values, writeCount: writeCount, &state) }
                 announcingChanges(&state) { state in
                     state.stored = StoredSlot.slots(resolved.values, reusing: state.stored)
                     state.version = resolved.version
                     state.problem = resolved.problem
+                    if let since = resolved.goodSince { state.goodSince = since }
                 }
             case .failure(let error):
                 // Unreadable or unsafe: keep what was read before, and say so once.
@@ -387,16 +411,21 @@ final class FileStorage: DefaultsStorage {
     /// Reports keys that this process wrote and that the file now holds as they were before, after another
     /// program rewrote the file in place: the mark of a writer that takes no lock (Foundation's
     /// `synchronize()`), which TypedDefaults cannot stop, only detect.
-    private func checkForRevert(_ resolved: Resolved, replacing known: SuiteFile.Version?, _ state: inout State) {
-        guard !state.lastWritten.isEmpty, let known, let new = resolved.version else { return }
-        // TypedDefaults always replaces the file by renaming a new one over it: the same inode means a
-        // rewrite in place, by another program.
-        let inPlace = new.inode == known.inode && new.device == known.device
+    ///
+    /// `writeCount` is the lock file's count of TypedDefaults writes when the file was read: the same count
+    /// as after this process's last write means that the file was changed by a writer that takes no lock.
+    private func checkForRevert(
+        _ values: [String: PropertyListValue],
+        writeCount: UInt64?,
+        _ state: inout State
+    ) {
+        guard !state.lastWritten.isEmpty, let writeCount else { return }
+        let unlocked = writeCount == state.lastWriteCount
         var reverted: [String] = []
         for (key, written) in state.lastWritten {
-            let now = resolved.values[key]
+            let now = values[key]
             if now.isIdentical(to: written.after) { continue }
-            if inPlace, now.isIdentical(to: written.before) { reverted.append(key) }
+            if unlocked, now.isIdentical(to: written.before) { reverted.append(key) }
             state.lastWritten[key] = nil
         }
         guard !reverted.isEmpty else { return }
@@ -421,16 +450,19 @@ final class FileStorage: DefaultsStorage {
         case .missing:
             return Resolved(values: [:], version: nil, problem: nil)
         case .values(let values, let version):
-            return Resolved(values: values, version: version, problem: nil)
+            return Resolved(values: values, version: version, problem: nil, goodSince: version.modified)
         case .damaged(let data, let version, let reason):
-            let (preserved, unpreserved, hadGoodCopy, earlier) = state.withLock { state in
+            let (preserved, unpreserved, goodSince, earlier) = state.withLock { state in
                 (
                     state.preservedVersion == version ? state.preservedPath : nil,
                     state.unpreservedVersion == version,
-                    state.loaded && state.problem == nil && state.version != nil,
+                    state.goodSince,
                     state.stored.mapValues(\.value)
                 )
             }
+            // The last good copy is the newer of what this process had and the backup a writer left.
+            let backup = file.readBackup()
+            let useBackup = backup.map { backup in goodSince.map { backup.made.isLater(than: $0) } ?? true } ?? false
             var preservedAt = preserved
             if preservedAt == nil, mustPreserve || !unpreserved {
                 do {
@@ -440,7 +472,7 @@ final class FileStorage: DefaultsStorage {
                         state.preservedVersion = version
                         state.preservedPath = path
                     }
-                    let recovered = hadGoodCopy || file.readBackup() != nil
+                    let recovered = goodSince != nil || backup != nil
                     report(
                         .damagedFile,
                         key: nil,
@@ -463,11 +495,11 @@ final class FileStorage: DefaultsStorage {
                     if mustPreserve { throw error }
                 }
             }
-            let values = hadGoodCopy ? earlier : (file.readBackup() ?? earlier)
             return Resolved(
-                values: values,
+                values: useBackup ? backup?.values ?? earlier : earlier,
                 version: version,
-                problem: .damagedFile(path: file.path, preservedAt: preservedAt ?? "", reason: reason)
+                problem: .damagedFile(path: file.path, preservedAt: preservedAt ?? "", reason: reason),
+                goodSince: useBackup ? backup?.made : nil
             )
         }
     }
@@ -510,7 +542,9 @@ final class FileStorage: DefaultsStorage {
     ) throws(DefaultsError) {
         loadIfNeeded()
         let current = state.withLock { Self.lookup(key, in: $0).value }
-        try ReadModifyWrite.run(from: current, transform) { expected, new throws(DefaultsError) in
+        try ReadModifyWrite.run(suite: suiteName, key: key, from: current, transform) {
+            expected,
+            new throws(DefaultsError) in
             try write { values -> PropertyListValue?? in
                 guard values[key].isIdentical(to: expected) else { return .some(values[key]) }
                 values[key] = new
@@ -529,7 +563,9 @@ final class FileStorage: DefaultsStorage {
             try transform(&values)
             return values
         }
-        try ReadModifyWrite.run(from: current, change) { expected, new throws(DefaultsError) in
+        try ReadModifyWrite.run(suite: suiteName, key: nil, from: current, change) {
+            expected,
+            new throws(DefaultsError) in
             try write { values -> [String: PropertyListValue]? in
                 guard values.isIdentical(to: expected) else { return values }
                 values = new
@@ -564,7 +600,8 @@ final class FileStorage: DefaultsStorage {
             defer { state.sweptTemporaryFiles = true }
             return !state.sweptTemporaryFiles
         }
-        let attempt = try file.withExclusiveLock { lock throws(DefaultsError) -> (Outcome, Resolved, WrittenValues)? in
+        let attempt = try file.withExclusiveLock {
+            lock throws(DefaultsError) -> (Outcome, Resolved, WrittenValues, UInt64?)? in
             if sweep { file.removeAbandonedTemporaryFiles() }
             // The file as this process last read or wrote it needs no second reading: only its version is
             // checked, under the lock, so another writer's change is never missed.
@@ -576,16 +613,20 @@ final class FileStorage: DefaultsStorage {
                 current = .values(known.1, known.0)
             } else {
                 current = try readFile()
+                if case .values(let values, _) = current, let count = file.writeCount() {
+                    state.withLock { state in checkForRevert(values, writeCount: count, &state) }
+                }
             }
-            let original = try resolve(current, mustPreserve: true).values
+            let resolved = try resolve(current, mustPreserve: true)
+            let original = resolved.values
             var values = original
             if pendingClear != nil { values.removeAll() }
             for (key, write) in pending { values[key] = write.value }
             let outcome = change(&values)
             if case .values = current, values.isIdentical(to: original) {
-                return (outcome, Resolved(values: values, version: try file.currentVersion(), problem: nil), [:])
+                return (outcome, Resolved(values: values, version: try file.currentVersion(), problem: nil), [:], nil)
             }
-            guard let (version, data) = try file.write(values, holding: lock) else { return nil }
+            guard let (version, data, writeCount) = try file.write(values, holding: lock) else { return nil }
             let scheduleBackup = state.withLock { state in
                 state.fileWrites += 1
                 defer { state.pendingBackup = (data, version) }
@@ -600,9 +641,12 @@ final class FileStorage: DefaultsStorage {
             for (key, value) in original where values[key] == nil {
                 written[key] = WrittenValue(before: value, after: nil)
             }
-            return (outcome, Resolved(values: values, version: version, problem: nil), written)
+            return (
+                outcome, Resolved(values: values, version: version, problem: nil, goodSince: version.modified),
+                written, writeCount
+            )
         }
-        guard let (outcome, resolved, written) = attempt else { return nil }
+        guard let (outcome, resolved, written, writeCount) = attempt else { return nil }
         withState { state in
             // Announces what other processes changed in the file and what `modify` changed; this process's
             // own pending writes were announced when they were made.
@@ -612,10 +656,14 @@ final class FileStorage: DefaultsStorage {
                 state.loaded = true
                 state.problem = nil
                 state.lastCheck = Self.now()
+                if let since = resolved.goodSince { state.goodSince = since }
                 state.pending = state.pending.filter { $0.value.generation > generation }
                 if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
             }
-            if !written.isEmpty { state.lastWritten = written }
+            if !written.isEmpty {
+                state.lastWritten = written
+                state.lastWriteCount = writeCount
+            }
         }
         return outcome
     }
@@ -679,6 +727,12 @@ extension DefaultsError {
     /// Whether the error is about what the file holds, which stays true while the file is unchanged.
     fileprivate var isAboutContents: Bool {
         if case .damagedFile = self { true } else { false }
+    }
+}
+
+extension timespec {
+    fileprivate func isLater(than other: timespec) -> Bool {
+        (tv_sec, tv_nsec) > (other.tv_sec, other.tv_nsec)
     }
 }
 

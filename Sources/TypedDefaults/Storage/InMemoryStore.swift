@@ -46,7 +46,7 @@ extension InMemoryStore: DefaultsStorage {
             try transform(&values)
             return values
         }
-        try ReadModifyWrite.run(from: storedValues, change) { expected, new in
+        try ReadModifyWrite.run(suite: suiteName, key: nil, from: storedValues, change) { expected, new in
             update { values -> [String: PropertyListValue]? in
                 guard values.isIdentical(to: expected) else { return values }
                 values = new
@@ -71,7 +71,7 @@ extension InMemoryStore: DefaultsStorage {
         _ key: String,
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
-        try ReadModifyWrite.run(from: value(forKey: key), transform) { expected, new in
+        try ReadModifyWrite.run(suite: suiteName, key: key, from: value(forKey: key), transform) { expected, new in
             update { values -> PropertyListValue?? in
                 guard values[key].isIdentical(to: expected) else { return .some(values[key]) }
                 values[key] = new

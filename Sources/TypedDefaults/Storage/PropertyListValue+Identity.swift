@@ -1,14 +1,15 @@
 import Foundation
 
 extension PropertyListValue {
-    /// Whether two values are the very same stored value: like `==`, except that a NaN is the same as a NaN
-    /// with the same bits, so that a read-modify-write of a stored NaN can tell that nothing else changed it.
+    /// Whether two values are the very same stored value, bit for bit: unlike `==`, a NaN is the same as a
+    /// NaN with the same bits, `-0.0` differs from `0.0`, and strings compare by their UTF-8 bytes (Swift's
+    /// `==` takes "é" and "e" + U+0301 to be equal, though a file holds them differently).
     func isIdentical(to other: PropertyListValue) -> Bool {
         switch (self, other) {
-        case (.double(let lhs), .double(let rhs)): lhs.bitPattern == rhs.bitPattern || lhs == rhs
+        case (.string(let lhs), .string(let rhs)): lhs.utf8.elementsEqual(rhs.utf8)
+        case (.double(let lhs), .double(let rhs)): lhs.bitPattern == rhs.bitPattern
         case (.date(let lhs), .date(let rhs)):
             lhs.timeIntervalSinceReferenceDate.bitPattern == rhs.timeIntervalSinceReferenceDate.bitPattern
-                || lhs == rhs
         case (.array(let lhs), .array(let rhs)):
             lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0.isIdentical(to: $1) }
         case (.dictionary(let lhs), .dictionary(let rhs)): lhs.isIdentical(to: rhs)

@@ -6,20 +6,34 @@
 /// runs the transform again on the newer value. The result is exact under any contention, in one process or
 /// many; the transform may run more than once.
 enum ReadModifyWrite {
+    /// How many times the value may change under a transform before the read-modify-write gives up: far
+    /// more than contention between writers causes, and the sure sign of a transform that writes the very
+    /// value it modifies (which would otherwise never settle).
+    static let maximumAttempts = 100
+
     /// Runs `transform` on `current`, then `commit`, until a commit finds the value unchanged.
     ///
     /// `commit(expected, new)` stores `new` and returns `nil` if the value is still `expected`, else returns
-    /// the value it found, without storing anything.
+    /// the value it found, without storing anything. Throws ``DefaultsError/writeFailed(suite:key:reason:)``
+    /// after ``maximumAttempts`` changes.
     static func run<Value>(
+        suite: String,
+        key: String?,
         from current: Value,
         _ transform: (Value) throws(DefaultsError) -> Value,
         commit: (_ expected: Value, _ new: Value) throws(DefaultsError) -> Value?
     ) throws(DefaultsError) {
         var expected = current
-        while true {
+        for _ in 0..<maximumAttempts {
             let new = try transform(expected)
             guard let newer = try commit(expected, new) else { return }
             expected = newer
         }
+        throw .writeFailed(
+            suite: suite,
+            key: key,
+            reason: "the value changed \(maximumAttempts) times while modify ran, so nothing was written; does the "
+                + "modify body write the value it modifies? Change it through the body's argument instead"
+        )
     }
 }

@@ -26,10 +26,13 @@ struct SuiteFile: Sendable {
         var inode: UInt64
         var size: Int64
         var modified: timespec
+        /// The inode's change time, which no program can set back (a modification time can be).
+        var changed: timespec
 
         static func == (lhs: Version, rhs: Version) -> Bool {
             lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
                 && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+                && lhs.changed.tv_sec == rhs.changed.tv_sec && lhs.changed.tv_nsec == rhs.changed.tv_nsec
         }
     }
 
@@ -76,7 +79,7 @@ struct SuiteFile: Sendable {
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw unreadable(errno) }
-        let data = try readAll(descriptor, sizeHint: Int(info.st_size))
+        let data = try readAll(descriptor, sizeHint: Int(info.st_size), path: path)
         switch Self.parse(data) {
         case .success(let values): return .values(values, Version(info))
         case .failure(let problem): return .damaged(data, Version(info), reason: problem.reason)
@@ -93,9 +96,10 @@ struct SuiteFile: Sendable {
         var contents = try read()
         var waited: Duration = .zero
         while case .damaged(_, let version, _) = contents, waited < .seconds(1) {
-            let age = version.age
+            // A modification time in the future (clock skew, a file copied with its times) counts as now.
+            let age = max(version.age, .zero)
             guard age < Self.settleTime else { break }
-            let pause = max(Self.settleTime - age, .milliseconds(10))
+            let pause = min(max(Self.settleTime - age, .milliseconds(10)), Self.settleTime)
             usleep(UInt32(pause / .microseconds(1)))
             waited += pause
             contents = try read()
@@ -103,12 +107,17 @@ struct SuiteFile: Sendable {
         return contents
     }
 
-    /// The values of the last version this process wrote, if that copy is intact.
-    func readBackup() -> [String: PropertyListValue]? {
+    /// The values of the last version a TypedDefaults writer wrote, with when the copy was made, if that
+    /// copy is intact.
+    func readBackup() -> (values: [String: PropertyListValue], made: timespec)? {
         guard let descriptor = try? openRegularFile(backupPath, O_RDONLY, followingLinks: false) else { return nil }
         defer { close(descriptor) }
-        guard let data = try? readAll(descriptor, sizeHint: 0) else { return nil }
-        return try? Self.parse(data).get()
+        var info = stat()
+        guard fstat(descriptor, &info) == 0,
+            let data = try? readAll(descriptor, sizeHint: Int(info.st_size), path: backupPath),
+            let values = try? Self.parse(data).get()
+        else { return nil }
+        return (values, info.modificationTime)
     }
 
     struct ParseProblem: Error {
@@ -142,6 +151,19 @@ struct SuiteFile: Sendable {
         fileprivate let descriptor: Int32
         fileprivate let path: String
 
+        /// Counts one more write in the lock file; returns the new count.
+        func countWrite() -> UInt64 {
+            var count = (Self.count(in: descriptor) ?? 0) &+ 1
+            _ = withUnsafeBytes(of: &count) { pwrite(descriptor, $0.baseAddress, 8, 0) }
+            return count
+        }
+
+        fileprivate static func count(in descriptor: Int32) -> UInt64? {
+            var count: UInt64 = 0
+            let read = withUnsafeMutableBytes(of: &count) { pread(descriptor, $0.baseAddress, 8, 0) }
+            return read == 8 ? count : (read == 0 ? 0 : nil)
+        }
+
         /// Whether the lock file is still the one at the path: one deleted or replaced since is no lock, for
         /// the next writer creates and locks a new one.
         var isStillAtPath: Bool {
@@ -163,6 +185,7 @@ struct SuiteFile: Sendable {
     ) throws(DefaultsError) -> Result {
         let deadline = ContinuousClock.now + Self.lockWaitLimit
         while true {
+            guard ContinuousClock.now < deadline else { throw lockTimeout() }
             if creatingDirectory { try createDirectory() }
             guard let descriptor = try openRegularFile(lockPath, O_RDWR | O_CREAT, followingLinks: false) else {
                 throw writeFailed("cannot open the lock file \(lockPath)", ENOENT)
@@ -174,13 +197,7 @@ struct SuiteFile: Sendable {
                 let code = errno
                 if code == EINTR { continue }
                 guard code == EWOULDBLOCK else { throw writeFailed("cannot lock \(lockPath)", code) }
-                guard ContinuousClock.now < deadline else {
-                    throw writeFailed(
-                        "another process has held the lock file \(lockPath) for more than "
-                            + "\(Self.lockWaitLimit); the values are kept and written later",
-                        nil
-                    )
-                }
+                guard ContinuousClock.now < deadline else { throw lockTimeout() }
                 usleep(pause)
                 pause = min(pause * 2, 20_000)
             }
@@ -189,12 +206,31 @@ struct SuiteFile: Sendable {
         }
     }
 
+    private func lockTimeout() -> DefaultsError {
+        writeFailed(
+            "another process has held the lock file \(lockPath) for more than \(Self.lockWaitLimit); "
+                + "the values are kept and written later",
+            nil
+        )
+    }
+
+    /// How many times TypedDefaults writers have replaced the file, as counted in the lock file; `nil` when
+    /// the lock file cannot be read.
+    ///
+    /// Every TypedDefaults writer counts its write under the lock, so a file that changed while the count did
+    /// not was changed by a writer that takes no lock.
+    func writeCount() -> UInt64? {
+        guard let descriptor = try? openRegularFile(lockPath, O_RDONLY, followingLinks: false) else { return nil }
+        defer { close(descriptor) }
+        return HeldLock.count(in: descriptor)
+    }
+
     /// Replaces the file with `values`, atomically and durably; returns the new version and its bytes, or
     /// `nil`, having changed nothing, when `lock` no longer guards the file.
     func write(
         _ values: [String: PropertyListValue],
         holding lock: HeldLock
-    ) throws(DefaultsError) -> (version: Version, data: Data)? {
+    ) throws(DefaultsError) -> (version: Version, data: Data, writeCount: UInt64)? {
         try createDirectory()
         var info = stat()
         let replacing = lstat(path, &info) == 0
@@ -224,10 +260,11 @@ struct SuiteFile: Sendable {
         // its contents were synced before the rename, so a power loss leaves the old or the new version, and
         // the rename itself reaches the disk with the file system's next journal commit.
         if !replacing { syncDirectory() }
+        let count = lock.countWrite()
         guard let version = try currentVersion() else {
             throw writeFailed("the file vanished right after it was written", nil)
         }
-        return (version, data)
+        return (version, data, count)
     }
 
     /// Keeps `data` as the last good copy, if the file still holds the version it was written as; call while
@@ -267,7 +304,7 @@ struct SuiteFile: Sendable {
             defer { close(descriptor) }
             var info = stat()
             guard fstat(descriptor, &info) == 0, Int(info.st_size) == data.count else { continue }
-            if (try? readAll(descriptor, sizeHint: data.count)) == data { return candidate }
+            if (try? readAll(descriptor, sizeHint: data.count, path: candidate)) == data { return candidate }
         }
         let stamp = Self.timestampForFileName()
         for attempt in 1...100 {
@@ -331,10 +368,17 @@ struct SuiteFile: Sendable {
         if let failure { throw writeFailed("cannot write \(path)", failure) }
     }
 
-    private func readAll(_ descriptor: Int32, sizeHint: Int) throws(DefaultsError) -> Data {
+    /// The largest file TypedDefaults reads: far above any suite it writes (each value is at most
+    /// ``PropertyListValue/maximumEncodedSize``), and far below what would exhaust memory (a sparse file can
+    /// claim terabytes).
+    static let maximumFileSize = 256 * 1024 * 1024
+
+    private func readAll(_ descriptor: Int32, sizeHint: Int, path: String) throws(DefaultsError) -> Data {
+        guard sizeHint <= Self.maximumFileSize else { throw tooLarge(path) }
         var data = Data(capacity: max(sizeHint, 0))
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
+            guard data.count <= Self.maximumFileSize else { throw tooLarge(path) }
             let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { return data }
             if count < 0 {
@@ -417,6 +461,15 @@ struct SuiteFile: Sendable {
         throw .unsafeFile(path: path, reason: "it is \(kind), not a property-list file")
     }
 
+    private func tooLarge(_ path: String) -> DefaultsError {
+        .unsafeFile(
+            path: path,
+            reason:
+                "it is larger than \(Self.maximumFileSize / 1024 / 1024) MiB, far more than any suite TypedDefaults "
+                + "writes; it is left as it is"
+        )
+    }
+
     private func unreadable(_ code: Int32) -> DefaultsError {
         .unreadableFile(path: path, reason: String(cString: strerror(code)))
     }
@@ -461,7 +514,8 @@ extension SuiteFile.Version {
             device: UInt64(info.st_dev),
             inode: UInt64(info.st_ino),
             size: Int64(info.st_size),
-            modified: info.modificationTime
+            modified: info.modificationTime,
+            changed: info.changeTime
         )
     }
 }
@@ -472,6 +526,14 @@ extension stat {
         st_mtimespec
         #else
         st_mtim
+        #endif
+    }
+
+    fileprivate var changeTime: timespec {
+        #if canImport(Darwin)
+        st_ctimespec
+        #else
+        st_ctim
         #endif
     }
 }

@@ -89,7 +89,9 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
         let current = Self.withFoundation { currentValue(forKey: key) }
-        try ReadModifyWrite.run(from: current, transform) { expected, new throws(DefaultsError) in
+        try ReadModifyWrite.run(suite: suiteName, key: key, from: current, transform) {
+            expected,
+            new throws(DefaultsError) in
             try Self.withFoundation { () throws(DefaultsError) -> PropertyListValue?? in
                 let found = currentValue(forKey: key)
                 guard found.isIdentical(to: expected) else { return .some(found) }
@@ -111,7 +113,9 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
             try transform(&values)
             return values
         }
-        try ReadModifyWrite.run(from: allValues(), change) { expected, new throws(DefaultsError) in
+        try ReadModifyWrite.run(suite: suiteName, key: nil, from: allValues(), change) {
+            expected,
+            new throws(DefaultsError) in
             try Self.withFoundation { () throws(DefaultsError) -> [String: PropertyListValue]? in
                 let before = storedValues()
                 guard before.isIdentical(to: expected) else { return before }

@@ -27,7 +27,7 @@ private func storage(_ suite: IsolatedSuite) throws -> FileStorage {
 struct HostileStorageTests {
     // MARK: Never a hang
 
-    @Test("a FIFO at the backup, lock or damaged-copy path is refused, never waited on")
+    @Test("a FIFO at the backup or lock path is refused, never waited on")
     func fifosNeverBlock() throws {
         for name in ["backup", "lock"] {
             let suite = IsolatedSuite()
@@ -108,13 +108,80 @@ struct HostileStorageTests {
         let suite = IsolatedSuite()
         let holder = try Helper.start(["hold-lock", suite.name], configDirectory: suite.directory.url)
         #expect(holder.waitForOutput(containing: "locked"))
-        let started = ContinuousClock.now
         let error = #expect(throws: DefaultsError.self) { try suite.adapter.set(5, for: \.launchCount) }
-        #expect(ContinuousClock.now - started < SuiteFile.lockWaitLimit * 3)
         #expect("\(String(describing: error))".contains("held the lock file"))
         #expect(suite.adapter.launchCount == 5, "the value is kept")
         holder.kill()
         #expect(eventually(within: .seconds(20)) { (try? suite.fileContents())?["launchCount"] as? Int == 5 })
+    }
+
+    @Test("a damaged file dated in the future, or claiming 100 GB, is a typed problem, not a hang or a crash")
+    func hostileFileTimesAndSizes() throws {
+        let future = IsolatedSuite()
+        try Data("not a plist".utf8).write(to: future.fileURL)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date() + 7_200],
+            ofItemAtPath: future.fileURL.path
+        )
+        let adapter = future.adapter
+        #expect(finishes { _ = adapter.launchCount })
+        #expect(throws: DefaultsError.self) { try adapter.checkFile() }
+
+        let huge = IsolatedSuite()
+        try Data().write(to: huge.fileURL)
+        try #require(truncate(huge.fileURL.path, 100 * 1024 * 1024 * 1024) == 0)
+        #expect(huge.adapter.launchCount == 0)
+        let error = #expect(throws: DefaultsError.self) { try huge.adapter.checkFile() }
+        #expect("\(String(describing: error))".contains("larger than"))
+        #expect(throws: DefaultsError.self) { try huge.adapter.set(1, for: \.launchCount) }
+    }
+
+    @Test("a modify body that writes the key it modifies gets a typed error, not an endless loop")
+    func modifyBodyWritingItsKey() throws {
+        let suite = IsolatedSuite()
+        let adapter = suite.adapter
+        let outcome = Locked<DefaultsError?>(nil)
+        #expect(
+            finishes {
+                do {
+                    try adapter.modify(\.launchCount) { value in
+                        adapter.launchCount = value + 100
+                        value += 1
+                    }
+                } catch {
+                    outcome.withLock { $0 = error as? DefaultsError }
+                }
+            }
+        )
+        #expect("\(String(describing: outcome.withLock { $0 }))".contains("does the modify body write"))
+    }
+
+    @Test("writes that differ only in bits Swift's == ignores still reach the file")
+    func bitExactWrites() throws {
+        let suite = IsolatedSuite()
+        try suite.adapter.modifyStoredValues { $0["zero"] = .double(0) }
+        try suite.adapter.modifyStoredValues { $0["zero"] = .double(-0.0) }
+        let text = try String(contentsOf: suite.fileURL, encoding: .utf8)
+        #expect(text.contains("<real>-0.0</real>"), "\(text)")
+        suite.adapter.username = "caf\u{E9}"
+        suite.adapter.username = "cafe\u{301}"
+        let bytes = try Data(contentsOf: suite.fileURL)
+        #expect(bytes.range(of: Data("cafe\u{301}".utf8)) != nil)
+    }
+
+    @Test("another TypedDefaults process's writes are never mistaken for an unlocked writer's")
+    func lockedWritersAreNotReverts() throws {
+        let suite = IsolatedSuite()
+        let token = suite.adapter.observe(\.username) { _ in }
+        suite.adapter.launchCount = 1
+        suite.adapter.username = "mine"
+        for _ in 0..<3 {
+            try Helper.run(["write-and-set", suite.name], configDirectory: suite.directory.url).requireSuccess()
+        }
+        #expect(eventually { suite.adapter.username == "someone else" })
+        usleep(200_000)
+        #expect(!suite.diagnostics.contains { $0.kind == .revertedByUnlockedWriter })
+        token.invalidate()
     }
 
     // MARK: Locks that hold

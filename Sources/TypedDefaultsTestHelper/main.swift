@@ -18,6 +18,11 @@
 //     TypedDefaultsTestHelper write-limited <suite> <bytes>           write past a file-size limit
 //     TypedDefaultsTestHelper observe-starved <suite> <spare>         observe with descriptors exhausted
 //     (and the hostile-conditions commands in HostileCommands.swift)
+//     TypedDefaultsTestHelper write-pending <suite> <key> <value>     write (coalesced over an hour), then hang
+//     TypedDefaultsTestHelper write-pending-nohup <suite> <key> <value>   the same, ignoring SIGHUP
+//     TypedDefaultsTestHelper own-sigterm-before|own-sigterm-after <suite> <key> <value>
+//                                                          the same, handling SIGTERM itself (flushAll, _exit(0))
+//     TypedDefaultsTestHelper flush-all-failing <prefix>   DefaultsShutdown.flushAll() with one suite failing
 
 import Foundation
 import TypedDefaults
@@ -277,6 +282,91 @@ case "observe-starved":
     for descriptor in held.suffix(spare) { close(descriptor) }
     say("observing")
     withExtendedLifetime(observation) { while true { sleep(60) } }
+case "write-pending", "write-pending-nohup", "own-sigterm-before", "own-sigterm-after":
+    // A write that only a flush at the end makes durable (coalesced over an hour), then a hang until a signal.
+    // `-nohup` ignores SIGHUP first, as `nohup` does; `own-sigterm-*` handle SIGTERM the way
+    // swift-service-lifecycle does, before or after the first suite is opened.
+    let command = arguments.first!
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3 else { fail("\(command) needs a suite, a key and a value") }
+    // The signals as a program started by a shell or systemd has them: Foundation's Process hands on the
+    // launching thread's blocked and ignored signals (a Swift concurrency thread blocks them all).
+    var terminating = sigset_t()
+    sigemptyset(&terminating)
+    for number in [SIGTERM, SIGINT, SIGHUP] {
+        signal(number, SIG_DFL)
+        sigaddset(&terminating, number)
+    }
+    pthread_sigmask(SIG_UNBLOCK, &terminating, nil)
+    if command == "write-pending-nohup" { signal(SIGHUP, SIG_IGN) }
+    func handleTermination() -> DispatchSourceSignal {
+        signal(SIGTERM, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        source.setEventHandler {
+            say("handled")
+            do {
+                try DefaultsShutdown.flushAll()
+                say("flushed")
+            } catch {
+                say("flush failed: \(error)")
+            }
+            // Skips the atexit flush: only the program's own call can have made the write durable.
+            _exit(0)
+        }
+        source.resume()
+        // Dispatch's own handler replaces SIG_IGN once its manager thread registered the source; a SIGTERM
+        // before that would be dropped.
+        while sigtermHandler() == 1 { usleep(1000) }
+        return source
+    }
+    func sigtermHandler() -> Int {
+        var current = sigaction()
+        sigaction(SIGTERM, nil, &current)
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
+    }
+    let earlier = command == "own-sigterm-before" ? handleTermination() : nil
+    let handlerBefore = sigtermHandler()
+    let defaults = try DefaultsAdapter(
+        suiteName: rest[0],
+        keyStore: DefaultsKeys(),
+        launchArguments: .ignored,
+        writePolicy: .coalesced(within: .seconds(3600))
+    )
+    defaults[key: Key<String?>(rest[1])] = rest[2]
+    if command == "own-sigterm-before" {
+        say("sigterm-handling=\(sigtermHandler() == handlerBefore ? "kept" : "changed")")
+    }
+    let later = command == "own-sigterm-after" ? handleTermination() : nil
+    say("written")
+    withExtendedLifetime((earlier, later, defaults)) {
+        while true { sleep(60) }
+    }
+case "flush-all-failing":
+    // Three suites that can be written and one that cannot (a file-size limit fails it as a full disk would),
+    // flushed by the program's one call at its end.
+    guard let prefix = arguments.dropFirst().first else { fail("flush-all-failing needs a suite prefix") }
+    var suites: [DefaultsAdapter<DefaultsKeys>] = []
+    for name in ["\(prefix).ok0", "\(prefix).big", "\(prefix).ok1", "\(prefix).ok2"] {
+        let suite = try DefaultsAdapter(
+            suiteName: name,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored,
+            writePolicy: .coalesced(within: .seconds(3600))
+        )
+        suite[key: Key<String?>("k")] = name.hasSuffix(".big") ? String(repeating: "x", count: 100_000) : "ok"
+        suites.append(suite)
+    }
+    signal(SIGXFSZ, SIG_IGN)
+    var limits = rlimit(rlim_cur: 20_000, rlim_max: 20_000)
+    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+    do {
+        try DefaultsShutdown.flushAll()
+        say("result=flushed")
+    } catch {
+        say("result=\(error)")
+    }
+    // Skips the atexit flush, which would try the large suite again.
+    _exit(0)
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -148,20 +148,35 @@ final class FileStorage: DefaultsStorage {
         registry.withLock { $0.values.compactMap(\.storage) }
     }
 
-    /// Foundation writes nothing at exit; TypedDefaults flushes every suite when the process exits normally.
+    /// Foundation writes nothing at exit; TypedDefaults flushes every suite when the process exits normally,
+    /// and when SIGTERM, SIGINT or SIGHUP would end it by their default action (``ShutdownSignals``).
     private static let exitFlush: Void = {
         atexit { FileStorage.flushAllBeforeExit() }
+        ShutdownSignals.install()
     }()
 
-    private static func flushAllBeforeExit() {
+    /// Flushes every suite and waits for its backup copy; returns the first failure.
+    ///
+    /// The other failures are reported; at exit, every one is, as the process ends without those writes.
+    /// `starting` hears each suite's name before it is flushed.
+    @discardableResult
+    static func flushAllBeforeExit(atExit: Bool = true, starting: (String) -> Void = { _ in }) -> DefaultsError? {
+        var first: DefaultsError?
         for storage in all {
+            starting(storage.suiteName)
             do {
                 try storage.flush()
             } catch {
-                storage.report(.writeFailed, key: nil, "\(error.description); pending writes are lost at exit")
+                if atExit {
+                    storage.report(.writeFailed, key: nil, "\(error.description); pending writes are lost at exit")
+                } else if first != nil {
+                    storage.report(.writeFailed, key: nil, "\(error.description); the writes are kept")
+                }
+                first = first ?? error
             }
             storage.finishBackgroundWork()
         }
+        return first
     }
 
     /// How many times this storage wrote its file, for tests and benchmarks.

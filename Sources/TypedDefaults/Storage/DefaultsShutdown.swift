@@ -1,0 +1,37 @@
+/// The one call a program that handles SIGTERM, SIGINT or SIGHUP itself makes before it ends.
+///
+/// TypedDefaults flushes every suite by itself at a normal exit, and before SIGTERM, SIGINT or SIGHUP end the
+/// program, if the program left those signals alone. A program that handles them (its own handler,
+/// `SIG_IGN` with a `DispatchSource`, swift-service-lifecycle) keeps its handling, and calls
+/// ``flushAll()`` once its last writes are made: then they are on disk however the program ends, even by
+/// `_exit`, by raising the signal again, or by a `SIGKILL` after its grace period.
+///
+/// ## Usage
+/// ```swift
+/// signal(SIGTERM, SIG_IGN)
+/// let termination = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+/// termination.setEventHandler {
+///     do {
+///         try DefaultsShutdown.flushAll()
+///     } catch {
+///         print("settings not saved: \(error)")
+///     }
+///     exit(0)
+/// }
+/// termination.resume()
+/// ```
+public enum DefaultsShutdown {
+    /// Makes every pending write of every suite open in the process durable, and waits for the suites' backup
+    /// copies.
+    ///
+    /// Every suite is flushed even when one fails. Throws the first failure (a
+    /// ``DefaultsError/writeFailed(suite:key:reason:)``, or another file error); the others are reported as
+    /// diagnostics. The writes that failed are kept, and tried again at exit.
+    ///
+    /// ```swift
+    /// try DefaultsShutdown.flushAll()
+    /// ```
+    public static func flushAll() throws(DefaultsError) {
+        if let error = FileStorage.flushAllBeforeExit(atExit: false) { throw error }
+    }
+}

@@ -23,6 +23,10 @@
 //     TypedDefaultsTestHelper own-sigterm-before|own-sigterm-after <suite> <key> <value>
 //                                                          the same, handling SIGTERM itself (flushAll, _exit(0))
 //     TypedDefaultsTestHelper flush-all-failing <prefix>   DefaultsShutdown.flushAll() with one suite failing
+//     TypedDefaultsTestHelper deep-codable <suite> <kind> <levels>    write a Codable value nested that deep
+//     TypedDefaultsTestHelper deep-json <suite> <levels>              read stored JSON nested that deep
+//     TypedDefaultsTestHelper hostile-archive <suite> <case>          write an archive Linux cannot name
+//     TypedDefaultsTestHelper read-archive <suite> <stored> <as>      store an archive, read it as a class
 
 import Foundation
 import TypedDefaults
@@ -367,6 +371,62 @@ case "flush-all-failing":
     }
     // Skips the atexit flush, which would try the large suite again.
     _exit(0)
+case "deep-codable":
+    // Both ways of writing: `set` prints its error, the subscript reports a diagnostic.
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3, let levels = Int(rest[2]) else { fail("deep-codable needs a suite, a kind and a depth") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    DefaultsDiagnostics.setHandler { say("diagnostic=\($0.message)") }
+    func attempt<Value: DefaultsSerializable>(_ value: Value) {
+        do {
+            try defaults.set(value, for: Key<Value?>("deep"))
+            say("result=stored")
+        } catch {
+            say("result=\(error)")
+        }
+        defaults[key: Key<Value?>("deep")] = value
+        say("assigned")
+    }
+    switch rest[1] {
+    case "nest": attempt(Nest.nodes(levels))
+    case "chain": attempt(Chain.links(levels))
+    case "brackets": attempt(Brackets(depth: levels))
+    case "wrappers": attempt(WrapperChain.wrappers(levels))
+    case "swallowing": attempt(Swallowing(inner: Chain.links(levels)))
+    default: fail("unknown kind \(rest[1])")
+    }
+    try defaults.flush()
+    // Releasing a deep value recurses as well; leave before it happens.
+    exit(0)
+case "deep-json":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let levels = Int(rest[1]) else { fail("deep-json needs a suite and a depth") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    DefaultsDiagnostics.setHandler { say("diagnostic=\($0.message)") }
+    let json = String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+    defaults[key: Key<String>("deep", default: "")] = json
+    say("brackets=\(defaults[key: Key<Brackets?>("deep")].map { "\($0.depth)" } ?? "nil")")
+    defaults[key: Key<String>("deep", default: "")] = "{\"node\":{\"_0\":" + json + "}}"
+    say("nest=\(defaults[key: Key<Nest?>("deep")].map { "\($0.nodeCount)" } ?? "nil")")
+case "hostile-archive":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2 else { fail("hostile-archive needs a suite and a case") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    DefaultsDiagnostics.setHandler { say("diagnostic=\($0.message)") }
+    say("result=\(HostileArchives.write(rest[1], to: defaults).map { "\($0)" } ?? "stored")")
+    HostileArchives.assign(rest[1], to: defaults)
+    say("assigned")
+    say("hasKey=\(defaults.hasKey(Key<Data?>("thing")))")
+case "read-archive":
+    // Stores an archive as another program could have (of a plain thing, or of a holder of one), then reads it.
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3 else { fail("read-archive needs a suite, what to store and a class to read as") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    DefaultsDiagnostics.setHandler { say("diagnostic=\($0.message)") }
+    let stored: NSObject = rest[1] == "holder" ? ThingHolder(holding: PlainThing(number: 7)) : PlainThing(number: 7)
+    let archive = try NSKeyedArchiver.archivedData(withRootObject: stored, requiringSecureCoding: true)
+    defaults[key: Key<Data?>("thing")] = archive
+    say("read=\(HostileArchives.read(rest[2], from: defaults))")
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -5,7 +5,9 @@ import Foundation
 /// Why JSON text rather than a native property-list tree: it is one readable line in the plist; JSON keeps
 /// every `Double` exactly and a `Date` to the full precision of its `Double` (the XML plist writer on Linux
 /// keeps whole seconds); and it is what sindresorhus/Defaults writes, so settings survive a switch.
-/// A value JSON cannot hold (a `Double.nan` inside, say) is refused with a ``DefaultsError``.
+/// A value JSON cannot hold (a `Double.nan` inside, say) is refused with a ``DefaultsError``, and so is one
+/// nested more than ``maximumNestingDepth`` levels deep, which could otherwise overflow the stack while it is
+/// encoded. Error messages name the type, the limit and the start of the coding path, never the value.
 ///
 /// Reading also accepts JSON as `<data>` (what SwiftyUserDefaults writes).
 ///
@@ -19,6 +21,20 @@ public struct CodableBridge<Value: Codable>: DefaultsBridge {
     @inlinable
     public init() {}
 
+    /// How many levels deep a `Codable` value may nest: 256.
+    ///
+    /// Each keyed or unkeyed container inside another (a JSON object or array) is a level, and so is a value
+    /// encoded through a single-value container (an `Optional` inside an array, say), because the encoder recurses
+    /// into it too. A deeper value is refused with ``DefaultsError/valueNotStorable(key:type:reason:)`` before the
+    /// JSON encoder runs, and stored JSON nested deeper reads as a mismatch (the key's default and a diagnostic).
+    /// Checking the depth runs the value's `encode(to:)` once more, writing nothing.
+    ///
+    /// ```swift
+    /// indirect enum Tree: Codable { case leaf, node(Tree) }   // .node(.node(.leaf)) nests 6 levels
+    /// print(CodableBridge<Tree>.maximumNestingDepth)          // 256
+    /// ```
+    public static var maximumNestingDepth: Int { codableNestingLimit }
+
     /// Decoding parses, so reads keep the decoded value.
     @inlinable
     public var decodesAtACost: Bool { true }
@@ -28,7 +44,13 @@ public struct CodableBridge<Value: Codable>: DefaultsBridge {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
+            try NestingCheck.check(value, limit: codableNestingLimit)
             return .string(String(decoding: try encoder.encode(value), as: UTF8.self))
+        } catch let error as NestingTooDeep {
+            throw DefaultsBridgeError(
+                "\(Value.self) nests more than \(codableNestingLimit) levels deep (at "
+                    + "\(CodingPathText.describe(error.path))), the limit for Codable values"
+            )
         } catch let error as EncodingError {
             throw DefaultsBridgeError("\(Value.self) cannot be encoded as JSON: \(error.reason)")
         }
@@ -42,6 +64,13 @@ public struct CodableBridge<Value: Codable>: DefaultsBridge {
         case .data(let data): json = data
         default: return nil
         }
+        // JSONDecoder recurses once per level (it refuses more than 512 itself, but that is a lot of stack on a
+        // small thread); a value this bridge would not write is not read either.
+        if json.withUnsafeBytes({ NestingCheck.jsonNestsDeeper($0, than: codableNestingLimit) }) {
+            throw DefaultsBridgeError(
+                "the JSON nests more than \(codableNestingLimit) levels deep, the limit for Codable values"
+            )
+        }
         do {
             return try JSONDecoder().decode(Value.self, from: json)
         } catch let error as DecodingError {
@@ -51,11 +80,12 @@ public struct CodableBridge<Value: Codable>: DefaultsBridge {
 }
 
 extension EncodingError {
+    // Never the value itself: its description can be as long as the value is deep.
     fileprivate var reason: String {
         switch self {
-        case .invalidValue(let value, let context):
-            "\(value) at \(context.pathDescription): \(context.debugDescription)"
-        @unknown default: "\(self)"
+        case .invalidValue(_, let context):
+            "\(shortened(context.debugDescription)) (at \(CodingPathText.describe(context.codingPath)))"
+        @unknown default: shortened("\(self)")
         }
     }
 }
@@ -64,24 +94,16 @@ extension DecodingError {
     fileprivate var reason: String {
         switch self {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            "\(context.debugDescription) (at \(context.pathDescription))"
+            "\(shortened(context.debugDescription)) (at \(CodingPathText.describe(context.codingPath)))"
         case .keyNotFound(let key, let context):
-            "missing key \(String(reflecting: key.stringValue)) (at \(context.pathDescription))"
-        @unknown default: "\(self)"
+            "missing key \(String(reflecting: CodingPathText.key(key))) "
+                + "(at \(CodingPathText.describe(context.codingPath)))"
+        @unknown default: shortened("\(self)")
         }
     }
 }
 
-extension EncodingError.Context {
-    fileprivate var pathDescription: String { codingPath.pathDescription }
-}
-
-extension DecodingError.Context {
-    fileprivate var pathDescription: String { codingPath.pathDescription }
-}
-
-extension [any CodingKey] {
-    fileprivate var pathDescription: String {
-        isEmpty ? "the top level" : map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-    }
+/// `text`, cut to a length a one-line message can carry.
+private func shortened(_ text: String, to length: Int = 160) -> String {
+    text.count > length ? String(text.prefix(length)) + "…" : text
 }

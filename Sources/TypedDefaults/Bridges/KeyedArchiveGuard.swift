@@ -1,0 +1,161 @@
+#if !canImport(Darwin)
+import Foundation
+
+// swift-corelibs-foundation stops the process (fatalError, so no error to catch) where Apple's Foundation
+// throws or fails gracefully. Measured on Linux with Swift 6.3:
+//
+// - NSKeyedArchiver names every class of every object, and its superclasses, with NSStringFromClass, which stops
+//   the process unless `String(reflecting:)` of the class is exactly `Module.Name`: a private or fileprivate
+//   class ("Module.(unknown context at $…).Name"), a nested, local or generic class, or a subclass of one.
+// - It stops the process on an object that does not adopt NSSecureCoding (a Swift struct, an NSCoding-only
+//   class) in an archive that requires secure coding.
+// - It stops the process hashing an NSDecimalNumber (before any delegate sees it).
+// - NSKeyedUnarchiver stops the process when an archive's object is of a class the caller did not allow.
+//
+// So on Linux the bridge checks what it can before Foundation gets there. Apple platforms are left as they are.
+
+enum KeyedArchiveGuard {
+    /// What ``namingProblem(_:)`` found for each class (`nil` for none), so that each class is named once per
+    /// process: naming takes microseconds, and classes live as long as the process.
+    private static let namingProblems = Locked<[ObjectIdentifier: String?]>([:])
+
+    /// Why the archiver could not name `type` or one of its superclasses, or `nil` if it can.
+    static func namingProblem(_ type: AnyClass) -> String? {
+        let key = ObjectIdentifier(type)
+        if let known = namingProblems.withLock({ $0[key] }) { return known }
+        let found = findNamingProblem(type)
+        namingProblems.withLock { $0[key] = .some(found) }
+        return found
+    }
+
+    /// Why the archiver would stop the process on `object`, or `nil` if it will not.
+    static func archivingProblem(_ object: Any) -> String? {
+        // What the archiver itself sees: Swift values bridged to their Foundation classes.
+        let bridged = object as AnyObject
+        let objectClass: AnyClass = type(of: bridged)
+        guard let secure = objectClass as? NSSecureCoding.Type, secure.supportsSecureCoding else {
+            return "\(shortName(type(of: object))) does not adopt NSSecureCoding, which a secure archive requires"
+        }
+        if isSubclass(objectClass, of: NSDecimalNumber.self) {
+            return "NSDecimalNumber cannot be archived on Linux (Foundation stops the process hashing it)"
+        }
+        if let problem = namingProblem(objectClass) { return problem }
+        // The object chooses the class it is archived as.
+        guard let named = (bridged as? NSObject)?.classForKeyedArchiver, named != objectClass else { return nil }
+        return namingProblem(named)
+    }
+
+    private static func findNamingProblem(_ type: AnyClass) -> String? {
+        var current: AnyClass? = type
+        while let checked = current {
+            if String(reflecting: checked).split(separator: ".").count != 2 {
+                let what = checked == type ? "" : ", a superclass of \(shortName(type)),"
+                return "\(shortName(checked))\(what) is not a top-level class, and Foundation on Linux archives "
+                    + "only top-level classes (not private, nested, local or generic ones)"
+            }
+            current = _getSuperclass(checked)
+        }
+        return nil
+    }
+
+    /// The object's keyed archive, or an error if some object in it could not be archived.
+    ///
+    /// The delegate sees every object before the archiver names its class (the root, the objects the root
+    /// encodes, the elements of arrays and dictionaries) and swaps a refused one for a placeholder, so that
+    /// archiving runs to its end; the archive is then thrown away and the first refusal reported.
+    static func archive(_ root: NSObject) throws -> Data {
+        if let problem = archivingProblem(root) { throw DefaultsBridgeError(problem) }
+        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
+        let delegate = RefusingDelegate()
+        archiver.delegate = delegate
+        archiver.encode(root, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        if let refusal = delegate.refusal {
+            throw DefaultsBridgeError("an object it encodes cannot be archived: \(refusal)")
+        }
+        if let error = archiver.error { throw error }
+        return archiver.encodedData
+    }
+
+    /// The last archive found to hold the expected class, per class: a read of an unchanged value (every read
+    /// of a key unarchives again) does not parse the archive a second time.
+    private static let checkedArchives = Locked<[ObjectIdentifier: Data]>([:])
+
+    /// Throws if the archive's root object is of a class that is not `expected` (or a subclass), which the
+    /// unarchiver would stop the process on; archives it cannot make sense of are left to the unarchiver.
+    static func checkRootClass(of archive: Data, expected: AnyClass) throws {
+        let key = ObjectIdentifier(expected)
+        if let checked = checkedArchives.withLock({ $0[key] }), checked == archive { return }
+        guard let plist = try? PropertyListSerialization.propertyList(from: archive, format: nil) as? [String: Any],
+            let objects = plist["$objects"] as? [Any],
+            let top = plist["$top"] as? [String: Any],
+            let rootIndex = top[NSKeyedArchiveRootObjectKey].flatMap(uidValue),
+            let root = objects[safe: rootIndex] as? [String: Any],
+            let classIndex = root["$class"].flatMap(uidValue),
+            let classDescription = objects[safe: classIndex] as? [String: Any],
+            let className = classDescription["$classname"] as? String
+        else { return }
+        // The usual case, without looking the name up.
+        if NSKeyedUnarchiver.class(forClassName: className) == nil && className == String(reflecting: expected) {
+            checkedArchives.withLock { $0[key] = archive }
+            return
+        }
+        guard let archived = NSKeyedUnarchiver.class(forClassName: className) ?? NSClassFromString(className) else {
+            return
+        }
+        guard isSubclass(archived, of: expected) else {
+            throw DefaultsBridgeError("the keyed archive holds \(shortName(archived)), not \(shortName(expected))")
+        }
+        checkedArchives.withLock { $0[key] = archive }
+    }
+
+    private static func isSubclass(_ type: AnyClass, of expected: AnyClass) -> Bool {
+        var current: AnyClass? = type
+        while let checked = current {
+            if checked == expected { return true }
+            current = _getSuperclass(checked)
+        }
+        return false
+    }
+
+    /// The index an archive's UID stands for, or `nil`.
+    ///
+    /// Foundation's UID class is internal: its one stored number is read by reflection, and anything unexpected
+    /// gives `nil` (the check is then skipped, as before it existed).
+    private static func uidValue(_ uid: Any) -> Int? {
+        for child in Mirror(reflecting: uid).children where child.label == "value" {
+            if let value = child.value as? UInt32 { return Int(value) }
+        }
+        return nil
+    }
+
+    private static func shortName(_ type: Any.Type) -> String {
+        let name = String(reflecting: type)
+        return name.count > 120 ? String(name.prefix(120)) + "…" : name
+    }
+}
+
+/// Swaps objects the archiver would stop the process on for a placeholder, and remembers the first.
+private final class RefusingDelegate: NSObject, NSKeyedArchiverDelegate {
+    private(set) var refusal: String?
+
+    func archiver(_ archiver: NSKeyedArchiver, willEncode object: Any) -> Any? {
+        guard let problem = KeyedArchiveGuard.archivingProblem(object) else { return object }
+        if refusal == nil { refusal = problem }
+        // Not nil: the archiver stops the process on a delegate's nil.
+        return NSString(string: "refused")
+    }
+
+    // Foundation on Linux has no optional protocol requirements.
+    func archiver(_ archiver: NSKeyedArchiver, didEncode object: Any?) {}
+    func archiver(_ archiver: NSKeyedArchiver, willReplace object: Any?, withObject newObject: Any?) {}
+    func archiverWillFinish(_ archiver: NSKeyedArchiver) {}
+    func archiverDidFinish(_ archiver: NSKeyedArchiver) {}
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? {
+        indices.contains(index) ? self[index] : nil
+    }
+}
+#endif

@@ -101,7 +101,8 @@ extension Hostile {
             }
             let suite = IsolatedSuite()
             try suite.adapter.set(levels(84), for: Key<Level?>("levels"))  // 3 * 84 + 2 = 254
-            #expect(throws: DefaultsError.self) { try suite.adapter.set(levels(85), for: Key<Level?>("levels")) }  // 257
+            // 3 * 85 + 2 = 257
+            #expect(throws: DefaultsError.self) { try suite.adapter.set(levels(85), for: Key<Level?>("levels")) }
         }
 
         @Test("stored JSON nested 100,000 deep reads as the default with a diagnostic, in a process that carries on")

@@ -307,6 +307,24 @@ extension Hostile {
             token.invalidate()
         }
 
+        @Test("the file watch matches the observers however their arrivals and departures interleave")
+        func watchFollowsObservers() throws {
+            let suite = IsolatedSuite()
+            let adapter = suite.adapter
+            let directory = suite.directory.url.path
+            let fileName = suite.name + ".plist"
+            let lasting = adapter.observe(\.launchCount) { _ in }
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0..<500 { adapter.observe(\.volume) { _ in }.invalidate() }
+            }
+            #expect(DirectoryWatcher.shared.isWatching(directory: directory, fileName: fileName))
+            lasting.invalidate()
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                for _ in 0..<500 { adapter.observe(\.volume) { _ in }.invalidate() }
+            }
+            #expect(!DirectoryWatcher.shared.isWatching(directory: directory, fileName: fileName))
+        }
+
         @Test("a process never reads back the file it just wrote, even while observing it")
         func noSelfReloads() throws {
             let suite = IsolatedSuite()

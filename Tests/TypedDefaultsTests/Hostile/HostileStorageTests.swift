@@ -263,6 +263,62 @@ extension Hostile {
             #expect(try Data(contentsOf: suite.fileURL) == damaged, "the damaged file is left as it is")
         }
 
+        @Test("on a real, full, small file system: typed errors, the file intact, no empty copies, then recovery")
+        func realFullFileSystem() throws {
+            let mountPoint = TemporaryConfigDirectory()
+            guard mount("tmpfs", mountPoint.url.path, "tmpfs", 0, "size=256k") == 0 else {
+                print("skipped: cannot mount a small tmpfs here (\(String(cString: strerror(errno)))); needs root")
+                return
+            }
+            defer { umount2(mountPoint.url.path, Int32(MNT_DETACH)) }
+            let name = "full.\(UUID().uuidString)"
+            let file = mountPoint.url.appendingPathComponent(name + ".plist")
+            let damaged = Data("<?xml version=\"1.0\"?><plist><dict><key>counter</key>".utf8)
+            try damaged.write(to: file)
+            // Fill the file system to the last byte.
+            let filler = mountPoint.url.appendingPathComponent("filler")
+            let handle = try #require(
+                FileHandle(forWritingAtPath: filler.path)
+                    ?? {
+                        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
+                        return FileHandle(forWritingAtPath: filler.path)
+                    }()
+            )
+            while (try? handle.write(contentsOf: Data(count: 4096))) != nil {}
+            while (try? handle.write(contentsOf: Data(count: 1))) != nil {}
+            try handle.close()
+
+            let adapter = try DefaultsAdapter(
+                suiteName: name,
+                directory: mountPoint.url,
+                keyStore: DefaultsKeys(),
+                launchArguments: .ignored,
+                writePolicy: .immediate
+            )
+            for _ in 0..<20 {
+                _ = adapter.launchCount
+                try? adapter.checkFile()
+                usleep(20_000)
+            }
+            let error = #expect(throws: DefaultsError.self) { try adapter.set(1, for: \.launchCount) }
+            #expect("\(String(describing: error))".contains("No space left"), "\(String(describing: error))")
+            let names = try FileManager.default.contentsOfDirectory(atPath: mountPoint.url.path)
+            #expect(!names.contains { $0.contains(".damaged-") }, "\(names)")
+            #expect(try Data(contentsOf: file) == damaged)
+
+            // Space again: the kept write lands, and the damaged file was preserved first.
+            try FileManager.default.removeItem(at: filler)
+            try adapter.flush()
+            let values = try PropertyListSerialization.propertyList(from: Data(contentsOf: file), format: nil)
+            #expect((values as? [String: Any])?["launchCount"] as? Int == 1)
+            let copies = try FileManager.default.contentsOfDirectory(atPath: mountPoint.url.path)
+                .filter { $0.contains(".damaged-") }
+            #expect(copies.count == 1)
+            #expect(
+                try copies.first.map { try Data(contentsOf: mountPoint.url.appendingPathComponent($0)) } == damaged
+            )
+        }
+
         // MARK: Observers that tell the truth
 
         @Test("observing before the first read reports nothing; updates starts with the value once")

@@ -573,12 +573,7 @@ final class FileStorage: DefaultsStorage {
     ) throws(DefaultsError) {
         loadIfNeeded()
         let current = state.withLock { effectiveValues($0) }
-        let change = { (values: [String: PropertyListValue]) throws(DefaultsError) -> [String: PropertyListValue] in
-            var values = values
-            try transform(&values)
-            return values
-        }
-        try ReadModifyWrite.run(suite: suiteName, key: nil, from: current, change) {
+        try ReadModifyWrite.run(suite: suiteName, key: nil, from: current, inPlace: transform) {
             expected,
             new throws(DefaultsError) in
             try write { values -> [String: PropertyListValue]? in

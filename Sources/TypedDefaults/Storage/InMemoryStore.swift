@@ -41,12 +41,7 @@ extension InMemoryStore: DefaultsStorage {
     func modifyAll(
         _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        let change = { (values: [String: PropertyListValue]) throws(DefaultsError) -> [String: PropertyListValue] in
-            var values = values
-            try transform(&values)
-            return values
-        }
-        try ReadModifyWrite.run(suite: suiteName, key: nil, from: storedValues, change) { expected, new in
+        try ReadModifyWrite.run(suite: suiteName, key: nil, from: storedValues, inPlace: transform) { expected, new in
             update { values -> [String: PropertyListValue]? in
                 guard values.isIdentical(to: expected) else { return values }
                 values = new

@@ -36,4 +36,25 @@ enum ReadModifyWrite {
                 + "modify body write the value it modifies? Change it through the body's argument instead"
         )
     }
+
+    /// ``run(suite:key:from:_:commit:)`` with a transform that changes its argument in place.
+    static func run<Value>(
+        suite: String,
+        key: String?,
+        from current: Value,
+        inPlace transform: (inout Value) throws(DefaultsError) -> Void,
+        commit: (_ expected: Value, _ new: Value) throws(DefaultsError) -> Value?
+    ) throws(DefaultsError) {
+        try run(
+            suite: suite,
+            key: key,
+            from: current,
+            { value throws(DefaultsError) in
+                var value = value
+                try transform(&value)
+                return value
+            },
+            commit: commit
+        )
+    }
 }

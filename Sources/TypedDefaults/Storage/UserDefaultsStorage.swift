@@ -108,12 +108,7 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
     func modifyAll(
         _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        let change = { (values: [String: PropertyListValue]) throws(DefaultsError) -> [String: PropertyListValue] in
-            var values = values
-            try transform(&values)
-            return values
-        }
-        try ReadModifyWrite.run(suite: suiteName, key: nil, from: allValues(), change) {
+        try ReadModifyWrite.run(suite: suiteName, key: nil, from: allValues(), inPlace: transform) {
             expected,
             new throws(DefaultsError) in
             try Self.withFoundation { () throws(DefaultsError) -> [String: PropertyListValue]? in

@@ -226,9 +226,11 @@ final class FileStorage: DefaultsStorage {
         // The hot path: a lookup under the lock is all a read costs. A copy older than the freshness interval
         // is checked in the background, and this read returns the copy it has.
         let now = Self.now()
-        let (found, reload) = state.withLock { state -> ((PropertyListValue?, AnyDecodedValue?)?, Bool) in
-            guard state.loaded else { return (nil, false) }
-            return (Self.lookup(key, in: state), Self.claimReload(&state, now: now))
+        var reload = false
+        let found = state.withLock { state -> (value: PropertyListValue?, decoded: AnyDecodedValue?)? in
+            guard state.loaded else { return nil }
+            if now &- state.lastCheck >= Self.freshnessInterval { reload = Self.claimReload(&state, now: now) }
+            return Self.lookup(key, in: state)
         }
         if reload { queue.async { [self] in reloadNow() } }
         if let found { return found }

@@ -38,9 +38,8 @@ public enum DefaultsDiagnostics {
     }
 
     /// The diagnostics reported on this thread while the library holds a lock, to deliver once it does not.
-    private final class Held: @unchecked Sendable {
-        // Only touched by the one thread whose task-local value it is.
-        var diagnostics: [(DefaultsDiagnostic, Bool)] = []
+    private final class Held: Sendable {
+        let diagnostics = Locked<[(DefaultsDiagnostic, Bool)]>([])
     }
 
     @TaskLocal private static var held: Held?
@@ -52,14 +51,14 @@ public enum DefaultsDiagnostics {
         let collected = Held()
         var result: Swift.Result<Result, Failure>?
         $held.withValue(collected) { result = Swift.Result { () throws(Failure) -> Result in try body() } }
-        for (diagnostic, once) in collected.diagnostics { report(diagnostic, oncePerProcess: once) }
+        for (diagnostic, once) in collected.diagnostics.withLock({ $0 }) { report(diagnostic, oncePerProcess: once) }
         // `withValue` ran the closure, which set the result.
         return try result.unsafelyUnwrapped.get()
     }
 
     static func report(_ diagnostic: DefaultsDiagnostic, oncePerProcess: Bool) {
         if let held {
-            held.diagnostics.append((diagnostic, oncePerProcess))
+            held.diagnostics.withLock { $0.append((diagnostic, oncePerProcess)) }
             return
         }
         let handler: (@Sendable (DefaultsDiagnostic) -> Void)? = state.withLock { state in

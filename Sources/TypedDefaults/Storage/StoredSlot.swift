@@ -25,8 +25,8 @@ struct StoredSlot: Sendable {
 /// A decoded value of some type, kept beside its stored form.
 @usableFromInline
 class AnyDecodedValue: @unchecked Sendable {
-    // Immutable, and only of value types (bridges of reference types do not ask for caching), so every
-    // reader gets its own copy; the suite's lock guards the slot that holds it.
+    // Immutable, and only of values that hold no object (`ValueSemantics`), so every reader gets its own
+    // copy; the suite's state lock guards the slot that holds it.
     @usableFromInline let type: ObjectIdentifier
 
     @usableFromInline

@@ -36,12 +36,6 @@ final class FileStorage: DefaultsStorage {
         var generation: UInt64
     }
 
-    /// A key this process wrote with its last file write: what the file held before and after.
-    private struct WrittenValue: Sendable {
-        var before: PropertyListValue?
-        var after: PropertyListValue?
-    }
-
     private struct State: Sendable {
         /// The file's values, each with the value last decoded from it by a costly bridge.
         var stored: [String: StoredSlot] = [:]
@@ -72,7 +66,7 @@ final class FileStorage: DefaultsStorage {
         var pendingBackup: (data: Data, version: SuiteFile.Version)?
         /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
         /// them, and the write count it left in the lock file.
-        var lastWritten: [String: WrittenValue] = [:]
+        var lastWritten: [String: StoredChange] = [:]
         var lastWriteCount: UInt64?
         /// When the values in `stored` were last known good (the modification time of the file they were
         /// read from or written as, or of the backup they came from), to prefer a newer backup after damage.
@@ -319,10 +313,7 @@ final class FileStorage: DefaultsStorage {
         guard state.loaded, changes.hasObservers, !Propagation.isSuppressed else { return try mutate(&state) }
         let before = effectiveValues(state)
         let result = try mutate(&state)
-        let after = effectiveValues(state)
-        for key in Set(before.keys).union(after.keys) where !before[key].isIdentical(to: after[key]) {
-            state.announcements.append(StoredChange(key: key, oldValue: before[key], newValue: after[key]))
-        }
+        state.announcements += before.changes(to: effectiveValues(state))
         return result
     }
 
@@ -338,7 +329,7 @@ final class FileStorage: DefaultsStorage {
             do throws(DefaultsError) {
                 contents = try readFile()
             } catch {
-                return swapIn(.failure(error), loadedVersion: nil, firstLoad: true)
+                return swapIn(.failure(error), firstLoad: true)
             }
             let damaged: Bool
             if case .damaged = contents { damaged = true } else { damaged = false }
@@ -346,7 +337,6 @@ final class FileStorage: DefaultsStorage {
             defer { if damaged { fileLock.unlock() } }
             swapIn(
                 Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
-                loadedVersion: nil,
                 firstLoad: true
             )
         }
@@ -371,11 +361,10 @@ final class FileStorage: DefaultsStorage {
                 let writeCount = state.withLock { $0.lastWritten.isEmpty } ? nil : file.writeCount()
                 swapIn(
                     Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
-                    loadedVersion: known,
                     writeCount: writeCount
                 )
             } catch {
-                swapIn(.failure(error), loadedVersion: known)
+                swapIn(.failure(error))
             }
         }
     }
@@ -396,7 +385,6 @@ final class FileStorage: DefaultsStorage {
     /// nothing.
     private func swapIn(
         _ reading: Result<Resolved, DefaultsError>,
-        loadedVersion: SuiteFile.Version?,
         firstLoad: Bool = false,
         writeCount: UInt64? = nil
     ) {
@@ -441,8 +429,8 @@ final class FileStorage: DefaultsStorage {
         var reverted: [String] = []
         for (key, written) in state.lastWritten {
             let now = values[key]
-            if now.isIdentical(to: written.after) { continue }
-            if unlocked, now.isIdentical(to: written.before) { reverted.append(key) }
+            if now.isIdentical(to: written.newValue) { continue }
+            if unlocked, now.isIdentical(to: written.oldValue) { reverted.append(key) }
             state.lastWritten[key] = nil
         }
         guard !reverted.isEmpty else { return }
@@ -613,7 +601,7 @@ final class FileStorage: DefaultsStorage {
             return !state.sweptTemporaryFiles
         }
         let attempt = try file.withExclusiveLock {
-            lock throws(DefaultsError) -> (Outcome, Resolved, WrittenValues, UInt64?)? in
+            lock throws(DefaultsError) -> (Outcome, Resolved, [StoredChange], UInt64?)? in
             if sweep { file.removeAbandonedTemporaryFiles() }
             // The file as this process last read or wrote it needs no second reading: only its version is
             // checked, under the lock, so another writer's change is never missed.
@@ -636,7 +624,7 @@ final class FileStorage: DefaultsStorage {
             for (key, write) in pending { values[key] = write.value }
             let outcome = change(&values)
             if case .values = current, values.isIdentical(to: original) {
-                return (outcome, Resolved(values: values, version: try file.currentVersion(), problem: nil), [:], nil)
+                return (outcome, Resolved(values: values, version: try file.currentVersion(), problem: nil), [], nil)
             }
             guard let (version, data, writeCount) = try file.write(values, holding: lock) else { return nil }
             let scheduleBackup = state.withLock { state in
@@ -646,13 +634,7 @@ final class FileStorage: DefaultsStorage {
             }
             // A little later, so that a burst of immediate writes makes one copy, not one each.
             if scheduleBackup { queue.asyncAfter(deadline: .now() + 0.05) { [self] in writeBackup() } }
-            var written: WrittenValues = [:]
-            for (key, value) in values where !original[key].isIdentical(to: value) {
-                written[key] = WrittenValue(before: original[key], after: value)
-            }
-            for (key, value) in original where values[key] == nil {
-                written[key] = WrittenValue(before: value, after: nil)
-            }
+            let written = original.changes(to: values)
             return (
                 outcome, Resolved(values: values, version: version, problem: nil, goodSince: version.modified),
                 written, writeCount
@@ -673,14 +655,12 @@ final class FileStorage: DefaultsStorage {
                 if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
             }
             if !written.isEmpty {
-                state.lastWritten = written
+                state.lastWritten = Dictionary(written.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
                 state.lastWriteCount = writeCount
             }
         }
         return outcome
     }
-
-    private typealias WrittenValues = [String: WrittenValue]
 
     /// Writes the latest backup copy, under both locks so it never overwrites a newer writer's copy.
     private func writeBackup() {

@@ -82,10 +82,7 @@ extension InMemoryStore: DefaultsStorage {
             let before = values
             let result = change(&values)
             if changes.hasObservers, !Propagation.isSuppressed {
-                changes.publish(
-                    Set(before.keys).union(values.keys).filter { !before[$0].isIdentical(to: values[$0]) }
-                        .map { StoredChange(key: $0, oldValue: before[$0], newValue: values[$0]) }
-                )
+                changes.publish(before.changes(to: values))
             }
             return result
         }

@@ -19,6 +19,19 @@ extension PropertyListValue {
 }
 
 extension [String: PropertyListValue] {
+    /// Every key whose value differs in `other` (added, removed or changed, bit for bit), with both values:
+    /// the one change-diff that announcements and write bookkeeping share.
+    func changes(to other: [String: PropertyListValue]) -> [StoredChange] {
+        var changes: [StoredChange] = []
+        for (key, new) in other where !self[key].isIdentical(to: new) {
+            changes.append(StoredChange(key: key, oldValue: self[key], newValue: new))
+        }
+        for (key, old) in self where other[key] == nil {
+            changes.append(StoredChange(key: key, oldValue: old, newValue: nil))
+        }
+        return changes
+    }
+
     /// Whether both hold the same keys with identical values (see ``PropertyListValue/isIdentical(to:)``).
     func isIdentical(to other: [String: PropertyListValue]) -> Bool {
         count == other.count && allSatisfy { key, value in other[key].map(value.isIdentical(to:)) ?? false }

@@ -114,9 +114,7 @@ final class UserDefaultsStorage: DefaultsStorage, @unchecked Sendable {
             try Self.withFoundation { () throws(DefaultsError) -> [String: PropertyListValue]? in
                 let before = storedValues()
                 guard before.isIdentical(to: expected) else { return before }
-                for key in Set(before.keys).union(new.keys) where !before[key].isIdentical(to: new[key]) {
-                    try store(new[key], forKey: key)
-                }
+                for change in before.changes(to: new) { try store(change.newValue, forKey: change.key) }
                 return nil
             }
         }

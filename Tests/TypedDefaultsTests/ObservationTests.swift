@@ -129,9 +129,9 @@ struct ObservationTests {
         #expect(eventually { recorders.allSatisfy { $0.count == 5 } })
         settle()
         #expect(recorders.allSatisfy { $0.all == [1, 2, 3, 4, 5] })
-        #expect(suite.adapter.storage.changes.observerCount == 10)
+        #expect(suite.adapter.store.changes.observerCount == 10)
         for token in tokens { token.invalidate() }
-        #expect(suite.adapter.storage.changes.observerCount == 0)
+        #expect(suite.adapter.store.changes.observerCount == 0)
     }
 
     @Test("100 concurrent writers: the changes arrive as one unbroken chain, ending at the stored value")
@@ -169,7 +169,7 @@ struct ObservationTests {
         #expect(received.all == [0.1, 0.2, 0.3])
         task.cancel()
         #expect(await task.value == "ended")
-        #expect(await eventually { defaults.storage.changes.observerCount == 0 })
+        #expect(await eventually { defaults.store.changes.observerCount == 0 })
     }
 
     @Test("withoutPropagation: changes made inside announce nothing")
@@ -207,7 +207,7 @@ struct ObservationTests {
         defaults.launchCount = 2
         settle()
         #expect(changes.all == [100])
-        #expect(eventually { defaults.storage.changes.observerCount == 0 })
+        #expect(eventually { defaults.store.changes.observerCount == 0 })
     }
 
     @Test("100,000 observe and invalidate cycles leave no observer and no watch behind")
@@ -217,7 +217,7 @@ struct ObservationTests {
         for _ in 0..<100_000 {
             defaults.observe(\.launchCount) { _ in }.invalidate()
         }
-        #expect(defaults.storage.changes.observerCount == 0)
+        #expect(defaults.store.changes.observerCount == 0)
         #expect(
             !DirectoryWatcher.shared.isWatching(directory: suite.directory.url.path, fileName: suite.name + ".plist")
         )
@@ -291,14 +291,21 @@ struct DefaultPropertyWrapperTests {
         }
     }
 
-    @Test("reads and writes the key; cached keeps its value; observed follows every change")
+    @Test("reads and writes the key; cached keeps its value until its adapter writes; observed follows every change")
     func wrapper() throws {
         let suite = IsolatedSuite()
         let settings = Settings(suite.adapter)
+        // Made from an adapter of its own: nothing written through `suite.adapter` reaches its cache.
+        let elsewhere = Default(
+            \.launchCount,
+            adapter: try suite.secondAdapter(keyStore: DefaultsKeys()),
+            options: .cached
+        )
         settings.count = 3
         #expect(suite.adapter.launchCount == 3)
         #expect(settings.cachedCount == 3)
         #expect(settings.observedCount == 3)
+        #expect(elsewhere.wrappedValue == 3)
 
         // Another process changes the key.
         let run = try Helper.run(
@@ -308,7 +315,8 @@ struct DefaultPropertyWrapperTests {
         #expect(run.status == 0)
         suite.adapter.launchCount = 8
         #expect(settings.count == 8)
-        #expect(settings.cachedCount == 3, "a cached value does not go back to the suite")
+        #expect(elsewhere.wrappedValue == 3, "a cached value does not go back to the suite")
+        #expect(settings.cachedCount == 8, "a write through the wrapper's own adapter drops its cached value")
         #expect(eventually { settings.observedCount == 8 })
     }
 

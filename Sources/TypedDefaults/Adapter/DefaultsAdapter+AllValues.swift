@@ -8,9 +8,7 @@ extension DefaultsAdapter {
     /// ```swift
     /// print(Defaults.fileURL?.path ?? "not in a file")   // ~/.config/<program>.plist
     /// ```
-    public var fileURL: URL? {
-        (storage as? FileStorage).map { URL(fileURLWithPath: $0.file.path) }
-    }
+    public var fileURL: URL? { store.fileURL }
 
     /// Every value the suite stores, keyed by name, in its stored form.
     ///
@@ -18,7 +16,7 @@ extension DefaultsAdapter {
     /// for (name, value) in Defaults.storedValues() { print(name, value.summary) }
     /// ```
     public func storedValues() -> [String: PropertyListValue] {
-        storage.allValues()
+        store.snapshot()
     }
 
     /// Replaces all the suite's values with what `body` makes of them, as one step that is atomic with
@@ -33,7 +31,8 @@ extension DefaultsAdapter {
     /// }
     /// ```
     public func modifyStoredValues(_ body: (inout [String: PropertyListValue]) -> Void) throws(DefaultsError) {
-        try storage.modifyAll { values throws(DefaultsError) in
+        defer { connection.decoded.forget(nil) }
+        try store.modifyAll { values throws(DefaultsError) in
             body(&values)
             for (name, value) in values {
                 do {
@@ -62,11 +61,11 @@ extension DefaultsAdapter {
         _ handler: @escaping @Sendable ([DefaultsChange<PropertyListValue?>]) -> Void
     ) -> DefaultsObservation {
         let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
-        let registration = storage.changes.add(keys: nil) { [weak observation] changes in
+        let registration = store.changes.add(keys: nil) { [weak observation] changes in
             let typed = changes.map { DefaultsChange(key: $0.key, oldValue: $0.oldValue, newValue: $0.newValue) }
             observation?.deliver { handler(typed) }
         }
-        let changes = storage.changes
+        let changes = store.changes
         observation.onInvalidate { changes.remove(registration) }
         return observation
     }

@@ -29,24 +29,53 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
 
     // Reads are inlined into the caller's module so that they are specialized for the value's type: generic
     // code that is not specialized looks up type metadata at run time, which costs more than the read.
-    let storage: any DefaultsStorage
+    @usableFromInline let connection: StoreConnection
     @usableFromInline let launchArguments: LaunchArguments
     let writePolicy: WritePolicy
 
-    init(storage: any DefaultsStorage, keyStore: KeyStore, launchArguments: LaunchArguments, writePolicy: WritePolicy) {
-        self.storage = storage
+    /// The store the adapter reads and writes.
+    ///
+    /// ```swift
+    /// print(Defaults.store.name)   // "standard"
+    /// ```
+    public var store: any DefaultsStore { connection.store }
+
+    init(connection: StoreConnection, keyStore: KeyStore, launchArguments: LaunchArguments, writePolicy: WritePolicy) {
+        self.connection = connection
         self.keyStore = keyStore
         self.launchArguments = launchArguments
         self.writePolicy = writePolicy
     }
 
+    /// Creates an adapter over any store: one of your own, a ``FileStore``, a ``UserDefaultsStore`` or an
+    /// ``InMemoryStore``.
+    ///
+    /// Launch arguments are ignored unless you pass some, so tests are not affected by the test runner's.
+    ///
+    /// ```swift
+    /// let defaults = DefaultsAdapter(store: InMemoryStore(), keyStore: DefaultsKeys())
+    /// ```
+    public init(
+        store: some DefaultsStore,
+        keyStore: KeyStore,
+        launchArguments: LaunchArguments = .ignored,
+        writePolicy: WritePolicy = .coalesced
+    ) {
+        self.init(
+            connection: StoreConnection(store),
+            keyStore: keyStore,
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
+        )
+    }
+
     /// Creates an adapter over a `UserDefaults` instance, such as `.standard`.
     ///
-    /// `.standard` is stored in `~/.config/<program name>.plist` (or under `$XDG_CONFIG_HOME`) with every
-    /// guarantee of a suite opened by name. Foundation does not tell which file another instance uses, so an
-    /// adapter over one goes through Foundation and writes through on every write, without the locking,
-    /// crash safety and freshness that suites opened by name get; prefer
-    /// ``init(suiteName:directory:keyStore:launchArguments:writePolicy:)``.
+    /// `.standard` is stored in `~/.config/<program name>.plist` (or under `$XDG_CONFIG_HOME`) by a
+    /// ``FileStore``, with every guarantee of a suite opened by name. Foundation does not tell which file
+    /// another instance uses, so an adapter over one goes through Foundation (``UserDefaultsStore``) and writes
+    /// through on every write, without the locking, crash safety and freshness that suites opened by name get;
+    /// prefer ``init(suiteName:directory:keyStore:launchArguments:writePolicy:)``.
     ///
     /// ```swift
     /// let defaults = DefaultsAdapter(defaults: .standard, keyStore: DefaultsKeys())
@@ -57,24 +86,26 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         launchArguments: LaunchArguments = .process,
         writePolicy: WritePolicy = .coalesced
     ) {
-        let storage: any DefaultsStorage
+        let store: any DefaultsStore
         if defaults === UserDefaults.standard {
             do {
-                storage = FileStorage.shared(
-                    directory: try ConfigDirectory.resolve(),
-                    suiteName: ConfigDirectory.standardSuiteName,
-                    displayName: "standard"
-                )
+                store = try FileStore.standard()
             } catch {
-                storage = UnavailableStorage(suiteName: "standard", reason: error)
+                store = UnavailableStore(name: "standard", reason: error)
             }
         } else {
-            storage = UserDefaultsStorage(defaults: defaults)
+            store = UserDefaultsStore(defaults)
         }
-        self.init(storage: storage, keyStore: keyStore, launchArguments: launchArguments, writePolicy: writePolicy)
+        self.init(
+            connection: StoreConnection(store),
+            keyStore: keyStore,
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
+        )
     }
 
-    /// Creates an adapter over the suite named `suiteName`, stored in `<directory>/<suiteName>.plist`.
+    /// Creates an adapter over the suite named `suiteName`, stored in `<directory>/<suiteName>.plist` by a
+    /// ``FileStore``.
     ///
     /// With no `directory`, the file is where Foundation keeps suites: `$XDG_CONFIG_HOME/<suiteName>.plist`,
     /// or `~/.config/<suiteName>.plist` when `XDG_CONFIG_HOME` is unset, so code that uses
@@ -82,11 +113,7 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     /// suite elsewhere, such as a test's temporary directory. Every adapter on the same file in the process
     /// shares one copy of it, and writers in other processes are merged with, never overwritten.
     ///
-    /// Throws ``DefaultsError/invalidSuiteName(_:reason:)`` for a name that is empty, is `.` or `..`, contains
-    /// `/` or a control character, is longer than a file name allows, or names the global domain;
-    /// ``DefaultsError/invalidDirectory(_:reason:)`` for a directory that is not an absolute file URL; and
-    /// ``DefaultsError/noConfigDirectory(reason:)`` when no directory is given and neither
-    /// `XDG_CONFIG_HOME` nor `HOME` is set.
+    /// Throws what ``FileStore/suite(_:directory:)`` throws for a bad name or directory.
     ///
     /// ```swift
     /// let shared = try DefaultsAdapter(suiteName: "com.example.shared", keyStore: DefaultsKeys())
@@ -98,32 +125,12 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         launchArguments: LaunchArguments = .process,
         writePolicy: WritePolicy = .coalesced
     ) throws(DefaultsError) {
-        try SuiteName.validate(suiteName)
-        let path: String
-        if let directory {
-            path = try SuiteName.validatedPath(of: directory)
-        } else {
-            path = try ConfigDirectory.resolve()
-        }
         self.init(
-            storage: FileStorage.shared(
-                directory: path,
-                suiteName: suiteName,
-                displayName: suiteName
-            ),
+            connection: StoreConnection(try FileStore.suite(suiteName, directory: directory)),
             keyStore: keyStore,
             launchArguments: launchArguments,
             writePolicy: writePolicy
         )
-    }
-
-    /// Creates an adapter over an in-memory store, for tests.
-    ///
-    /// ```swift
-    /// let defaults = DefaultsAdapter(store: InMemoryStore(), keyStore: DefaultsKeys())
-    /// ```
-    public init(store: InMemoryStore, keyStore: KeyStore, launchArguments: LaunchArguments = .ignored) {
-        self.init(storage: store, keyStore: keyStore, launchArguments: launchArguments, writePolicy: .immediate)
     }
 }
 
@@ -186,9 +193,8 @@ extension DefaultsAdapter {
     /// try Defaults.set(0.75, for: backup)
     /// ```
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
-        try storage.setValue(storedForm(of: value, for: key), forKey: key.name)
-        launchArguments.reportWriteIfOverridden(key.name, suite: storage.suiteName)
-        try persist()
+        try write(DefaultsBatch(writes: [key.name: storedForm(of: value, for: key)]), key: key.name)
+        launchArguments.reportWriteIfOverridden(key.name, suite: suiteName)
     }
 
     /// Writes `value` for a key of the key store, throwing if it cannot be stored.
@@ -223,13 +229,14 @@ extension DefaultsAdapter {
     @discardableResult
     public func modify<Value>(_ key: Key<Value>, _ body: (inout Value) -> Void) throws(DefaultsError) -> Value {
         var result = key.defaultValue
-        try storage.modify(key.name) { stored throws(DefaultsError) in
+        try store.modify(key.name) { stored throws(DefaultsError) in
             var value = decode(stored, for: key)
             body(&value)
             result = value
             return try storedForm(of: value, for: key)
         }
-        launchArguments.reportWriteIfOverridden(key.name, suite: storage.suiteName)
+        connection.decoded.forget(key.name)
+        launchArguments.reportWriteIfOverridden(key.name, suite: suiteName)
         return result
     }
 
@@ -243,8 +250,7 @@ extension DefaultsAdapter {
     /// try Defaults.flush()
     /// ```
     public func flush() throws(DefaultsError) {
-        try storage.flush()
-        storage.finishBackgroundWork()
+        try store.flush()
     }
 
     /// Makes every earlier write durable, without blocking the caller's thread.
@@ -253,27 +259,18 @@ extension DefaultsAdapter {
     /// try await Defaults.flush()
     /// ```
     public func flush() async throws(DefaultsError) {
-        let storage = self.storage
+        let store = self.store
         let result = await withCheckedContinuation { continuation in
             DispatchQueue.global()
                 .async {
-                    continuation.resume(
-                        returning: Result { () throws(DefaultsError) in
-                            try storage.flush()
-                            storage.finishBackgroundWork()
-                        }
-                    )
+                    continuation.resume(returning: Result { () throws(DefaultsError) in try store.flush() })
                 }
         }
         try result.get()
     }
 
-    /// How many times this process wrote the suite's file, for benchmarks; `nil` for storage without a file
-    /// of TypedDefaults' own.
-    @_spi(Instrumentation)
-    public var fileWriteCount: Int? { (storage as? FileStorage)?.fileWriteCount }
-
-    /// Throws if the suite's file is damaged, unreadable or not a regular file.
+    /// Throws if the suite's file is damaged, unreadable or not a regular file (for another store, if what
+    /// it keeps its values in is; see ``DefaultsStore/checkHealth()``).
     ///
     /// A damaged file has already been preserved beside itself (the error says where) and reads have
     /// fallen back to the last good copy or to defaults; the next write replaces it.
@@ -282,7 +279,7 @@ extension DefaultsAdapter {
     /// do { try Defaults.checkFile() } catch { print(error) }
     /// ```
     public func checkFile() throws(DefaultsError) {
-        try storage.checkFile()
+        try store.checkHealth()
     }
 
     private func storedForm<Value>(of value: Value, for key: Key<Value>) throws(DefaultsError) -> PropertyListValue? {
@@ -296,18 +293,21 @@ extension DefaultsAdapter {
         }
     }
 
-    /// Writes now or schedules a write, as the policy says; an immediate write that fails is retried later.
-    private func persist() throws(DefaultsError) {
+    /// Applies `batch` to the store and makes it durable now or soon, as the policy says; an immediate write
+    /// that fails is retried later.
+    func write(_ batch: DefaultsBatch, key: String?) throws(DefaultsError) {
+        _ = try store.apply(batch)
+        connection.decoded.forget(key)
         guard let delay = writePolicy.delay else {
             do {
-                try storage.flush()
+                try store.flush()
             } catch {
-                storage.scheduleFlush(within: .seconds(1))
+                connection.scheduleFlush(within: .seconds(1))
                 throw error
             }
             return
         }
-        storage.scheduleFlush(within: delay)
+        connection.scheduleFlush(within: delay)
     }
 
     @inlinable
@@ -315,33 +315,22 @@ extension DefaultsAdapter {
         if let override = launchArguments.value(for: key, suite: suiteName) { return override }
         guard Value.bridge.decodesAtACost else { return decode(storedValue(forKey: key.name), for: key) }
         // A costly bridge's value is kept beside the stored one and decoded again only when that changes.
-        let (stored, kept) = storedValueForDecoding(forKey: key.name)
-        if let kept, kept.type == ObjectIdentifier(Value.self) {
-            return unsafeDowncast(kept, to: DecodedValue<Value>.self).value
-        }
-        guard let stored else { return key.defaultValue }
+        guard let stored = storedValue(forKey: key.name) else { return key.defaultValue }
+        let cache = connection.decoded
+        if let kept = cache.decoded(forKey: key.name, from: stored)?.value(as: Value.self) { return kept }
+        let generation = cache.generation
         guard let value = decoded(stored, for: key) else { return key.defaultValue }
         if ValueSemantics.holdsNoReferences(value) {
-            keepDecoded(DecodedValue(value), forKey: key.name, decodedFrom: stored)
+            cache.keep(DecodedValue(value), forKey: key.name, from: stored, ifStill: generation)
         }
         return value
     }
 
     @usableFromInline
-    var suiteName: String { storage.suiteName }
+    var suiteName: String { connection.store.name }
 
     @usableFromInline
-    func storedValue(forKey key: String) -> PropertyListValue? { storage.value(forKey: key) }
-
-    @usableFromInline
-    func storedValueForDecoding(forKey key: String) -> (PropertyListValue?, AnyDecodedValue?) {
-        storage.valueForDecoding(forKey: key)
-    }
-
-    @usableFromInline
-    func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue) {
-        storage.keepDecoded(decoded, forKey: key, decodedFrom: source)
-    }
+    func storedValue(forKey key: String) -> PropertyListValue? { connection.store.value(forKey: key) }
 
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
     @inlinable
@@ -390,7 +379,7 @@ extension DefaultsAdapter {
         oncePerProcess: Bool = false
     ) {
         DefaultsDiagnostics.report(
-            DefaultsDiagnostic(kind: kind, suite: storage.suiteName, key: key, message: message),
+            DefaultsDiagnostic(kind: kind, suite: suiteName, key: key, message: message),
             oncePerProcess: oncePerProcess
         )
     }
@@ -414,7 +403,7 @@ extension DefaultsAdapter {
 
     /// Whether the suite itself stores a value for `key`.
     public func hasKey<Value>(_ key: Key<Value>) -> Bool {
-        storage.hasValue(forKey: key.name)
+        store.value(forKey: key.name) != nil
     }
 
     /// Removes the stored value, so reads return the key's default again.
@@ -429,8 +418,7 @@ extension DefaultsAdapter {
     /// Removes the stored value for `key`; a failed write is reported as a diagnostic.
     public func reset<Value>(_ key: Key<Value>) {
         do {
-            try storage.setValue(nil, forKey: key.name)
-            try persist()
+            try write(DefaultsBatch(writes: [key.name: nil]), key: key.name)
         } catch {
             report(.writeFailed, key: key.name, message: error.description)
         }
@@ -443,11 +431,10 @@ extension DefaultsAdapter {
     /// ```
     public func removeAll() {
         do {
-            try storage.removeAll()
-            try persist()
+            try write(DefaultsBatch(removesAll: true), key: nil)
         } catch {
             DefaultsDiagnostics.report(
-                DefaultsDiagnostic(kind: .writeFailed, suite: storage.suiteName, key: nil, message: error.description),
+                DefaultsDiagnostic(kind: .writeFailed, suite: suiteName, key: nil, message: error.description),
                 oncePerProcess: false
             )
         }

@@ -22,7 +22,9 @@ import Dispatch
 public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     @usableFromInline let adapter: DefaultsAdapter<DefaultsKeys>
     @usableFromInline let key: Key<Value>
-    @usableFromInline let cache: DefaultCache<Value>?
+    @usableFromInline let cached: Bool
+    /// With `.observed`, drops the kept value on every change of the key, while any copy of the wrapper lives.
+    private let following: KeyFollower?
 
     /// A property for a key of ``DefaultsKeys``, read and written through ``Defaults``.
     public init(_ keyPath: KeyPath<DefaultsKeys, Key<Value>>, options: DefaultOptions = []) {
@@ -42,39 +44,36 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     public init<KeyStore>(key: Key<Value>, adapter: DefaultsAdapter<KeyStore>, options: DefaultOptions = []) {
         self.key = key
         self.adapter = DefaultsAdapter(
-            storage: adapter.storage,
+            connection: adapter.connection,
             keyStore: DefaultsKeys(),
             launchArguments: adapter.launchArguments,
             writePolicy: adapter.writePolicy
         )
-        self.cache =
-            options.isEmpty
-            ? nil : DefaultCache(key: key.name, storage: adapter.storage, observed: options.contains(.observed))
+        self.cached = !options.isEmpty
+        self.following = options.contains(.observed) ? KeyFollower(key: key.name, connection: adapter.connection) : nil
     }
 
     /// The key's value.
     public var wrappedValue: Value {
         @inlinable get {
-            guard let cache else { return adapter[key: key] }
-            let (cached, generation) = cache.state.withLock { ($0.value, $0.generation) }
-            if let cached { return cached }
-            let value = adapter[key: key]
-            // Kept only if no change came in while reading, or the stale value would stick; and only a value
-            // that holds no object, which every later reader would share.
-            guard ValueSemantics.holdsNoReferences(value) else { return value }
-            cache.state.withLock { state in
-                if state.generation == generation { state.value = value }
+            guard cached else { return adapter[key: key] }
+            if let override = adapter.launchArguments.value(for: key, suite: adapter.suiteName) { return override }
+            // The adapter's own cache, trusted without asking the store: a write through the adapter, or with
+            // `.observed` any change of the key, drops the value kept.
+            let cache = adapter.connection.decoded
+            let (kept, generation) = cache.trusted(forKey: key.name)
+            if let value = kept?.value(as: Value.self) { return value }
+            let stored = adapter.storedValue(forKey: key.name)
+            let value = adapter.decode(stored, for: key)
+            // Only a value that holds no object, which every later reader would share.
+            if ValueSemantics.holdsNoReferences(value) {
+                cache.keep(DecodedValue(value), forKey: key.name, from: stored, ifStill: generation)
             }
             return value
         }
         nonmutating set {
+            // The write drops the kept value: it can be refused, and the next read then fetches what is stored.
             adapter[key: key] = newValue
-            // Not `newValue` itself: a write can be refused, and the next read then fetches what is stored.
-            cache?.state
-                .withLock { state in
-                    state.value = nil
-                    state.generation += 1
-                }
         }
     }
 
@@ -94,43 +93,23 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     public func updates() -> AsyncStream<Value> {
         adapter.updates(key)
     }
-
 }
 
-/// The cached value of a ``Default`` property, shared by copies of the wrapper.
-@usableFromInline
-final class DefaultCache<Value: Sendable>: Sendable {
-    @usableFromInline
-    struct State: Sendable {
-        @usableFromInline var value: Value?
-        /// Counts changes, so a read that raced with one does not cache what it read.
-        @usableFromInline var generation = 0
+/// Drops the value a cached ``Default`` property keeps whenever the key changes, for as long as it lives.
+private final class KeyFollower: Sendable {
+    private let store: any DefaultsStore
+    private let registration: UInt64
 
-        init() {}
-    }
-
-    @usableFromInline let state = Locked(State())
-    private let registration: (hub: ChangeHub, id: UInt64)?
-
-    init(key: String, storage: any DefaultsStorage, observed: Bool) {
-        guard observed else {
-            registration = nil
-            return
-        }
-        // Dropping the cached value on every change is enough: the next read fetches the new one. (Decoding
-        // here would run a bridge under the suite's lock.)
-        let state = self.state
-        let id = storage.changes.add(keys: [key]) { _ in
-            state.withLock { state in
-                state.value = nil
-                state.generation += 1
-            }
-        }
-        registration = (storage.changes, id)
+    init(key: String, connection: StoreConnection) {
+        // Dropping is enough: the next read fetches the new value. (Decoding here would run a bridge under the
+        // store's lock.)
+        let cache = connection.decoded
+        store = connection.store
+        registration = store.changes.add(keys: [key]) { _ in cache.forget(key) }
     }
 
     deinit {
-        if let registration { registration.hub.remove(registration.id) }
+        store.changes.remove(registration)
     }
 }
 

@@ -34,7 +34,7 @@ extension DefaultsAdapter {
         _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void
     ) -> DefaultsObservation {
         let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
-        let registration = storage.changes.add(keys: [key.name]) { [weak observation] changes in
+        let registration = store.changes.add(keys: [key.name]) { [weak observation] changes in
             for change in changes {
                 observation?
                     .deliver { [self] in
@@ -47,13 +47,13 @@ extension DefaultsAdapter {
                     }
             }
         }
-        // Holding the storage keeps the suite open (and its file watched) while the observation runs.
-        let storage = self.storage
-        observation.onInvalidate { storage.changes.remove(registration) }
+        // Holding the store keeps the suite open (and its file watched) while the observation runs.
+        let store = self.store
+        observation.onInvalidate { store.changes.remove(registration) }
         // Read after registering, so a change in between is reported rather than missed (it may then come
         // just before the initial value, which is the newer one either way).
         if options.contains(.initial) {
-            let current = storage.value(forKey: key.name)
+            let current = store.value(forKey: key.name)
             observation.deliver { [self] in
                 let value = decode(current, for: key)
                 handler(DefaultsChange(key: key.name, oldValue: value, newValue: value))
@@ -76,12 +76,12 @@ extension DefaultsAdapter {
         let names = Set(keyPaths.compactMap { (keyStore[keyPath: $0] as? any NamedKey)?.name })
         let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
         if options.contains(.initial) { observation.deliver(handler) }
-        let registration = storage.changes.add(keys: names) { [weak observation] _ in
+        let registration = store.changes.add(keys: names) { [weak observation] _ in
             observation?.deliver(handler)
         }
-        // Holding the storage keeps the suite open (and its file watched) while the observation runs.
-        let storage = self.storage
-        observation.onInvalidate { storage.changes.remove(registration) }
+        // Holding the store keeps the suite open (and its file watched) while the observation runs.
+        let store = self.store
+        observation.onInvalidate { store.changes.remove(registration) }
         return observation
     }
 

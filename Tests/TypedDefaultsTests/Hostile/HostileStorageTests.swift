@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TypedDefaultsTestSupport
 
-@testable import TypedDefaults
+@_spi(Instrumentation) @testable import TypedDefaults
 
 /// Runs `body` on a thread of its own; returns whether it finished within `timeout` (a hang fails the test
 /// instead of stalling the run).
@@ -16,8 +16,8 @@ private func finishes(within timeout: Double = 20, _ body: @escaping @Sendable (
 }
 
 /// The suite's storage, for the counters tests look at.
-private func storage(_ suite: IsolatedSuite) throws -> FileStorage {
-    try #require(suite.adapter.storage as? FileStorage)
+private func storage(_ suite: IsolatedSuite) throws -> FileStore {
+    try #require(suite.adapter.store as? FileStore)
 }
 
 /// The hostile-conditions failures found by an audit, each reproduced against real files and processes.
@@ -234,7 +234,7 @@ extension Hostile {
         @Test("a suite nobody uses any more is released")
         func unusedSuitesAreReleased() throws {
             let directory = TemporaryConfigDirectory()
-            weak var released: FileStorage?
+            weak var released: FileStore?
             do {
                 let adapter = try DefaultsAdapter(
                     suiteName: "released",
@@ -243,7 +243,7 @@ extension Hostile {
                 )
                 adapter.launchCount = 1
                 try adapter.flush()
-                released = adapter.storage as? FileStorage
+                released = adapter.store as? FileStore
                 #expect(released != nil)
             }
             #expect(eventually { released == nil })

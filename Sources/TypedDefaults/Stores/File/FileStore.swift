@@ -1,7 +1,10 @@
 import Dispatch
 import Foundation
 
-/// A suite stored in its own property-list file, shared by every adapter on that file in the process.
+/// A suite stored in its own property-list file, shared safely with every other process that uses it.
+///
+/// This is the store behind `DefaultsAdapter(suiteName:)` and ``Defaults``; one instance serves every
+/// adapter on the same file in the process.
 ///
 /// Reads come from an in-memory copy of the file and never wait for the file: a read that finds the copy
 /// older than ``freshnessInterval`` starts a check in the background, which reads and parses a changed file
@@ -12,13 +15,20 @@ import Foundation
 ///
 /// No user code runs while any lock here is held: diagnostics are delivered after, observers are called on
 /// their own queues, and `modify` runs its transform outside the locks (see ``ReadModifyWrite``).
-final class FileStorage: DefaultsStorage {
+///
+/// ## Usage
+/// ```swift
+/// let store = try FileStore.suite("com.example.app")
+/// print(store.fileURL?.path ?? "")   // ~/.config/com.example.app.plist
+/// let settings = DefaultsAdapter(store: store, keyStore: DefaultsKeys())
+/// ```
+public final class FileStore: DefaultsStore {
     /// How stale a read may be: the file is checked for a newer version at most this often.
     static let freshnessInterval: UInt64 = 50_000_000
 
-    let suiteName: String
+    public let name: String
     let file: SuiteFile
-    let changes: ChangeHub
+    public let changes: DefaultsStoreChanges
     private let state: Locked<State>
     /// Serializes this process's work on the file: writes, reloads and backups.
     ///
@@ -37,8 +47,8 @@ final class FileStorage: DefaultsStorage {
     }
 
     private struct State: Sendable {
-        /// The file's values, each with the value last decoded from it by a costly bridge.
-        var stored: [String: StoredSlot] = [:]
+        /// The file's values, as last read or written.
+        var stored: [String: PropertyListValue] = [:]
         var version: SuiteFile.Version?
         var loaded = false
         var lastCheck: UInt64 = 0
@@ -47,8 +57,6 @@ final class FileStorage: DefaultsStorage {
         /// The generation of a pending `removeAll`, which the next flush applies before `pending`.
         var pendingClear: UInt64?
         var generation: UInt64 = 0
-        var flushScheduled = false
-        var retryDelay: Duration = .milliseconds(250)
         /// Why the file could not be used at the last look, for `checkFile()`.
         var problem: DefaultsError?
         /// The damaged version already preserved, so it is copied once.
@@ -66,13 +74,13 @@ final class FileStorage: DefaultsStorage {
         var pendingBackup: (data: Data, version: SuiteFile.Version)?
         /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
         /// them, and the write count it left in the lock file.
-        var lastWritten: [String: StoredChange] = [:]
+        var lastWritten: [String: DefaultsStoreChange] = [:]
         var lastWriteCount: UInt64?
         /// When the values in `stored` were last known good (the modification time of the file they were
         /// read from or written as, or of the backup they came from), to prefer a newer backup after damage.
         var goodSince: timespec?
         /// The changes made under the lock, announced before it is released (so in order).
-        var announcements: [StoredChange] = []
+        var announcements: [DefaultsStoreChange] = []
     }
 
     /// Runs `body` on the state under its lock, and announces the changes it queued before releasing it.
@@ -89,13 +97,13 @@ final class FileStorage: DefaultsStorage {
         }
     }
 
-    private init(file: SuiteFile, suiteName: String) {
+    private init(file: SuiteFile, name: String) {
         self.file = file
-        self.suiteName = suiteName
+        self.name = name
         let path = file.path
-        self.changes = ChangeHub { FileStorage.registered(at: path)?.observersChanged() }
+        self.changes = DefaultsStoreChanges { FileStore.registered(at: path)?.observersChanged() }
         self.state = Locked(State())
-        self.queue = DispatchQueue(label: "TypedDefaults.suite." + suiteName)
+        self.queue = DispatchQueue(label: "TypedDefaults.suite." + name)
     }
 
     deinit {
@@ -103,7 +111,7 @@ final class FileStorage: DefaultsStorage {
         let path = file.path
         // A newer storage for the path is handed out of the lock before it is released: its own deinit takes
         // the registry's lock too.
-        let newer = Self.registry.withLock { storages -> FileStorage? in
+        let newer = Self.registry.withLock { storages -> FileStore? in
             let newer = storages[path]?.storage
             if newer == nil { storages[path] = nil }
             return newer
@@ -116,36 +124,68 @@ final class FileStorage: DefaultsStorage {
     /// A registry entry that does not keep its storage alive: a suite nobody uses any more is released,
     /// with its memory (a scheduled flush or backup keeps it alive until done).
     private struct Entry: Sendable {
-        weak var storage: FileStorage?
+        weak var storage: FileStore?
     }
 
     private static let registry = Locked<[String: Entry]>([:])
 
-    /// The storage for the suite `suiteName` in `directory`, shared by every adapter in the process.
-    static func shared(directory: String, suiteName: String, displayName: String) -> FileStorage {
+    /// The store of the suite named `suiteName`, kept in `<directory>/<suiteName>.plist`.
+    ///
+    /// With no `directory`, the file is where Foundation keeps suites: `$XDG_CONFIG_HOME/<suiteName>.plist`,
+    /// or `~/.config/<suiteName>.plist` when `XDG_CONFIG_HOME` is unset, so code that uses
+    /// `UserDefaults(suiteName:)` reads the same values. Every call for the same file in the process returns
+    /// the same store while it is in use.
+    ///
+    /// Throws ``DefaultsError/invalidSuiteName(_:reason:)`` for a name that is empty, is `.` or `..`,
+    /// contains `/` or a control character, is longer than a file name allows, or names the global domain;
+    /// ``DefaultsError/invalidDirectory(_:reason:)`` for a directory that is not an absolute file URL; and
+    /// ``DefaultsError/noConfigDirectory(reason:)`` when no directory is given and neither
+    /// `XDG_CONFIG_HOME` nor `HOME` is set.
+    ///
+    /// ```swift
+    /// let store = try FileStore.suite("com.example.app", directory: URL(fileURLWithPath: "/tmp/settings"))
+    /// ```
+    public static func suite(_ suiteName: String, directory: URL? = nil) throws(DefaultsError) -> FileStore {
+        try SuiteName.validate(suiteName)
+        let path: String
+        if let directory {
+            path = try SuiteName.validatedPath(of: directory)
+        } else {
+            path = try ConfigDirectory.resolve()
+        }
+        return shared(directory: path, suiteName: suiteName, name: suiteName)
+    }
+
+    /// The store of `.standard`: `<config directory>/<program name>.plist`.
+    static func standard() throws(DefaultsError) -> FileStore {
+        shared(directory: try ConfigDirectory.resolve(), suiteName: ConfigDirectory.standardSuiteName, name: "standard")
+    }
+
+    /// The store for the suite `suiteName` in `directory`, shared by every adapter in the process.
+    private static func shared(directory: String, suiteName: String, name: String) -> FileStore {
         let file = SuiteFile(directory: directory, suiteName: suiteName)
         return registry.withLock { storages in
             if let existing = storages[file.path]?.storage { return existing }
-            let storage = FileStorage(file: file, suiteName: displayName)
+            let storage = FileStore(file: file, name: name)
             storages[file.path] = Entry(storage: storage)
             _ = exitFlush
             return storage
         }
     }
 
-    private static func registered(at path: String) -> FileStorage? {
+    private static func registered(at path: String) -> FileStore? {
         registry.withLock { $0[path]?.storage }
     }
 
     /// Every suite open in this process.
-    static var all: [FileStorage] {
+    static var all: [FileStore] {
         registry.withLock { $0.values.compactMap(\.storage) }
     }
 
     /// Foundation writes nothing at exit; TypedDefaults flushes every suite when the process exits normally,
     /// and when SIGTERM, SIGINT or SIGHUP would end it by their default action (``ShutdownSignals``).
     private static let exitFlush: Void = {
-        atexit { FileStorage.flushAllBeforeExit() }
+        atexit { FileStore.flushAllBeforeExit() }
         ShutdownSignals.install()
     }()
 
@@ -157,7 +197,7 @@ final class FileStorage: DefaultsStorage {
     static func flushAllBeforeExit(atExit: Bool = true, starting: (String) -> Void = { _ in }) -> DefaultsError? {
         var first: DefaultsError?
         for storage in all {
-            starting(storage.suiteName)
+            starting(storage.name)
             do {
                 try storage.flush()
             } catch {
@@ -173,11 +213,16 @@ final class FileStorage: DefaultsStorage {
         return first
     }
 
-    /// How many times this storage wrote its file, for tests and benchmarks.
-    var fileWriteCount: Int { state.withLock { $0.fileWrites } }
+    /// The suite's property-list file.
+    public var fileURL: URL? { URL(fileURLWithPath: file.path) }
 
-    /// How many times this storage read and parsed its file, for tests.
-    var fileReadCount: Int { state.withLock { $0.fileReads } }
+    /// How many times this store wrote its file, for tests and benchmarks.
+    @_spi(Instrumentation)
+    public var fileWriteCount: Int { state.withLock { $0.fileWrites } }
+
+    /// How many times this store read and parsed its file, for tests.
+    @_spi(Instrumentation)
+    public var fileReadCount: Int { state.withLock { $0.fileReads } }
 
     /// Reads the file, counting the reading.
     private func readFile() throws(DefaultsError) -> SuiteFile.Contents {
@@ -201,7 +246,7 @@ final class FileStorage: DefaultsStorage {
                     registration = DirectoryWatcher.shared.watch(
                         directory: file.directory,
                         fileName: file.fileName
-                    ) { FileStorage.registered(at: path)?.scheduleReload() }
+                    ) { FileStore.registered(at: path)?.scheduleReload() }
                 } else if !wanted, let current = registration {
                     DirectoryWatcher.shared.cancel(current)
                     registration = nil
@@ -212,19 +257,15 @@ final class FileStorage: DefaultsStorage {
 
     // MARK: Reading
 
-    func value(forKey key: String) -> PropertyListValue? {
-        valueForDecoding(forKey: key).value
-    }
-
-    func valueForDecoding(forKey key: String) -> (value: PropertyListValue?, decoded: AnyDecodedValue?) {
+    public func value(forKey key: String) -> PropertyListValue? {
         // The hot path: a lookup under the lock is all a read costs. A copy older than the freshness interval
         // is checked in the background, and this read returns the copy it has.
         let now = Self.now()
         var reload = false
-        let found = state.withLock { state -> (value: PropertyListValue?, decoded: AnyDecodedValue?)? in
-            guard state.loaded else { return nil }
+        let found = state.withLock { state -> PropertyListValue?? in
+            guard state.loaded else { return .none }
             if now &- state.lastCheck >= Self.freshnessInterval { reload = Self.claimReload(&state, now: now) }
-            return Self.lookup(key, in: state)
+            return .some(Self.lookup(key, in: state))
         }
         if reload { queue.async { [self] in reloadNow() } }
         if let found { return found }
@@ -249,22 +290,11 @@ final class FileStorage: DefaultsStorage {
         if claimed { queue.async { [self] in reloadNow() } }
     }
 
-    func keepDecoded(_ decoded: AnyDecodedValue, forKey key: String, decodedFrom source: PropertyListValue) {
-        state.withLock { state in
-            guard state.pending[key] == nil, state.pendingClear == nil, state.stored[key]?.value == source else {
-                return
-            }
-            state.stored[key]?.decoded = decoded
-        }
-    }
-
-    /// What a read of `key` returns: a pending write's value, or the file's with its decoded value, if kept.
-    private static func lookup(_ key: String, in state: State) -> (value: PropertyListValue?, decoded: AnyDecodedValue?)
-    {
-        if !state.pending.isEmpty, let pending = state.pending[key] { return (pending.value, nil) }
-        if state.pendingClear != nil { return (nil, nil) }
-        let slot = state.stored[key]
-        return (slot?.value, slot?.decoded)
+    /// What a read of `key` returns: a pending write's value, else the file's.
+    private static func lookup(_ key: String, in state: State) -> PropertyListValue? {
+        if !state.pending.isEmpty, let pending = state.pending[key] { return pending.value }
+        if state.pendingClear != nil { return nil }
+        return state.stored[key]
     }
 
     /// A monotonic clock cheap enough to read on every read: its resolution (a few milliseconds) is far finer
@@ -279,9 +309,7 @@ final class FileStorage: DefaultsStorage {
         #endif
     }
 
-    func hasValue(forKey key: String) -> Bool { value(forKey: key) != nil }
-
-    func allValues() -> [String: PropertyListValue] {
+    public func snapshot() -> [String: PropertyListValue] {
         loadIfNeeded()
         let (values, reload) = state.withLock { state in
             (effectiveValues(state), Self.claimReload(&state, now: Self.now()))
@@ -290,7 +318,7 @@ final class FileStorage: DefaultsStorage {
         return values
     }
 
-    func checkFile() throws(DefaultsError) {
+    public func checkHealth() throws(DefaultsError) {
         loadIfNeeded()
         reloadNow()
         if let problem = state.withLock({ $0.problem }) { throw problem }
@@ -298,22 +326,34 @@ final class FileStorage: DefaultsStorage {
 
     /// What reads return for every key: the file's values with this process's pending writes on top.
     private func effectiveValues(_ state: State) -> [String: PropertyListValue] {
-        var values = state.pendingClear == nil ? state.stored.mapValues(\.value) : [:]
+        var values = state.pendingClear == nil ? state.stored : [:]
         for (key, write) in state.pending { values[key] = write.value }
         return values
     }
 
     /// Runs `mutate`, and queues an announcement of every value it changed (only when someone observes, and
-    /// not inside `withoutPropagation`).
+    /// not inside `withoutPropagation`); with `keys`, only those can have changed, and only they are compared.
     private func announcingChanges<Result, Failure>(
         _ state: inout State,
+        onlyKeys keys: Dictionary<String, PropertyListValue?>.Keys? = nil,
         _ mutate: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         // The first reading of the file is no change: observers that arrived before it must not hear of one.
         guard state.loaded, changes.hasObservers, !Propagation.isSuppressed else { return try mutate(&state) }
-        let before = effectiveValues(state)
+        guard let keys else {
+            let before = effectiveValues(state)
+            let result = try mutate(&state)
+            state.announcements += before.changes(to: effectiveValues(state))
+            return result
+        }
+        let before = keys.map { ($0, Self.lookup($0, in: state)) }
         let result = try mutate(&state)
-        state.announcements += before.changes(to: effectiveValues(state))
+        for (key, old) in before {
+            let new = Self.lookup(key, in: state)
+            if !old.isIdentical(to: new) {
+                state.announcements.append(DefaultsStoreChange(key: key, oldValue: old, newValue: new))
+            }
+        }
         return result
     }
 
@@ -398,7 +438,7 @@ final class FileStorage: DefaultsStorage {
             case .success(let resolved):
                 if resolved.problem == nil { checkForRevert(resolved.values, writeCount: writeCount, &state) }
                 announcingChanges(&state) { state in
-                    state.stored = StoredSlot.slots(resolved.values, reusing: state.stored)
+                    state.stored = resolved.values
                     state.version = resolved.version
                     state.problem = resolved.problem
                     if let since = resolved.goodSince { state.goodSince = since }
@@ -462,7 +502,7 @@ final class FileStorage: DefaultsStorage {
                     state.preservedVersion == version ? state.preservedPath : nil,
                     state.unpreservedVersion == version,
                     state.goodSince,
-                    state.stored.mapValues(\.value)
+                    state.stored
                 )
             }
             // The last good copy is the newer of what this process had and the backup a writer left.
@@ -511,67 +551,33 @@ final class FileStorage: DefaultsStorage {
 
     // MARK: Writing
 
-    func setValue(_ value: PropertyListValue?, forKey key: String) {
+    /// Applies `batch`: in memory at once when it expects nothing (the file follows at the next ``flush()``),
+    /// else to the file at once, under the file lock, so the expectation holds against every process.
+    public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
+        guard batch.expected == nil else {
+            loadIfNeeded()
+            return try write { values in batch.apply(to: &values) != nil }
+        }
+        if batch.removesAll { loadIfNeeded() }
         withState { state in
-            if state.loaded, changes.hasObservers, !Propagation.isSuppressed {
-                let old =
-                    state.pending[key].map(\.value) ?? (state.pendingClear == nil ? state.stored[key]?.value : nil)
-                if !old.isIdentical(to: value) {
-                    state.announcements.append(StoredChange(key: key, oldValue: old, newValue: value))
+            announcingChanges(&state, onlyKeys: batch.removesAll ? nil : batch.writes.keys) { state in
+                state.generation += 1
+                if batch.removesAll {
+                    state.pending.removeAll()
+                    state.pendingClear = state.generation
+                }
+                for (key, value) in batch.writes {
+                    state.pending[key] = PendingWrite(value: value, generation: state.generation)
                 }
             }
-            state.generation += 1
-            state.pending[key] = PendingWrite(value: value, generation: state.generation)
         }
+        return true
     }
 
-    func removeAll() {
-        loadIfNeeded()
-        withState { state in
-            announcingChanges(&state) { state in
-                state.generation += 1
-                state.pending.removeAll()
-                state.pendingClear = state.generation
-            }
-        }
-    }
-
-    func flush() throws(DefaultsError) {
+    /// Writes this process's pending changes to the file; the backup copy follows in the background.
+    public func flush() throws(DefaultsError) {
         guard state.withLock({ !$0.pending.isEmpty || $0.pendingClear != nil }) else { return }
         try write { _ in () }
-    }
-
-    func modify(
-        _ key: String,
-        _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
-    ) throws(DefaultsError) {
-        loadIfNeeded()
-        let current = state.withLock { Self.lookup(key, in: $0).value }
-        try ReadModifyWrite.run(suite: suiteName, key: key, from: current, transform) {
-            expected,
-            new throws(DefaultsError) in
-            try write { values -> PropertyListValue?? in
-                guard values[key].isIdentical(to: expected) else { return .some(values[key]) }
-                values[key] = new
-                return .none
-            }
-        }
-    }
-
-    func modifyAll(
-        _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
-    ) throws(DefaultsError) {
-        loadIfNeeded()
-        let current = state.withLock { effectiveValues($0) }
-        try ReadModifyWrite.run(suite: suiteName, key: nil, from: current, inPlace: transform) {
-            expected,
-            new throws(DefaultsError) in
-            try write { values -> [String: PropertyListValue]? in
-                guard values.isIdentical(to: expected) else { return values }
-                values = new
-                return nil
-            }
-        }
     }
 
     /// Applies the pending writes and then `change` to the file, under the file lock; returns what `change`
@@ -601,12 +607,12 @@ final class FileStorage: DefaultsStorage {
             return !state.sweptTemporaryFiles
         }
         let attempt = try file.withExclusiveLock {
-            lock throws(DefaultsError) -> (Outcome, Resolved, [StoredChange], UInt64?)? in
+            lock throws(DefaultsError) -> (Outcome, Resolved, [DefaultsStoreChange], UInt64?)? in
             if sweep { file.removeAbandonedTemporaryFiles() }
             // The file as this process last read or wrote it needs no second reading: only its version is
             // checked, under the lock, so another writer's change is never missed.
             let known = state.withLock { state in
-                state.problem == nil && state.loaded ? state.version.map { ($0, state.stored.mapValues(\.value)) } : nil
+                state.problem == nil && state.loaded ? state.version.map { ($0, state.stored) } : nil
             }
             let current: SuiteFile.Contents
             if let known, try file.currentVersion() == known.0 {
@@ -645,7 +651,7 @@ final class FileStorage: DefaultsStorage {
             // Announces what other processes changed in the file and what `modify` changed; this process's
             // own pending writes were announced when they were made.
             announcingChanges(&state) { state in
-                state.stored = StoredSlot.slots(resolved.values, reusing: state.stored)
+                state.stored = resolved.values
                 state.version = resolved.version
                 state.loaded = true
                 state.problem = nil
@@ -676,36 +682,14 @@ final class FileStorage: DefaultsStorage {
         try? file.withExclusiveLock(creatingDirectory: false) { _ in file.writeBackup(backup.data, of: backup.version) }
     }
 
+    /// Writes the backup copy now, if one is due, rather than in the background.
     func finishBackgroundWork() {
         writeBackup()
     }
 
-    func scheduleFlush(within delay: Duration) {
-        let schedule = state.withLock { state in
-            if state.flushScheduled { return false }
-            state.flushScheduled = true
-            return true
-        }
-        guard schedule else { return }
-        queue.asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
-            state.withLock { $0.flushScheduled = false }
-            do throws(DefaultsError) {
-                try flush()
-                state.withLock { $0.retryDelay = .milliseconds(250) }
-            } catch {
-                let retry = state.withLock { state in
-                    defer { state.retryDelay = min(state.retryDelay * 2, .seconds(30)) }
-                    return state.retryDelay
-                }
-                report(.writeFailed, key: nil, "\(error.description); trying again in \(retry)")
-                scheduleFlush(within: retry)
-            }
-        }
-    }
-
     private func report(_ kind: DefaultsDiagnostic.Kind, key: String?, _ message: String) {
         DefaultsDiagnostics.report(
-            DefaultsDiagnostic(kind: kind, suite: suiteName, key: key, message: message),
+            DefaultsDiagnostic(kind: kind, suite: name, key: key, message: message),
             oncePerProcess: false
         )
     }
@@ -725,13 +709,5 @@ extension DefaultsError {
 extension timespec {
     fileprivate func isLater(than other: timespec) -> Bool {
         (tv_sec, tv_nsec) > (other.tv_sec, other.tv_nsec)
-    }
-}
-
-extension Duration {
-    /// Seconds, for Dispatch.
-    fileprivate var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

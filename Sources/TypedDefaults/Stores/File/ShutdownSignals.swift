@@ -80,7 +80,7 @@ enum ShutdownSignals {
     private static func flush(before signal: Int32) {
         let current = Locked<String?>(nil)
         let finished = runBounded(seconds: deadline) {
-            FileStorage.flushAllBeforeExit(starting: { suite in current.withLock { $0 = suite } })
+            FileStore.flushAllBeforeExit(starting: { suite in current.withLock { $0 = suite } })
         }
         guard !finished else { return }
         let suite = current.withLock { $0 } ?? ""

@@ -32,6 +32,6 @@ public enum DefaultsShutdown {
     /// try DefaultsShutdown.flushAll()
     /// ```
     public static func flushAll() throws(DefaultsError) {
-        if let error = FileStorage.flushAllBeforeExit(atExit: false) { throw error }
+        if let error = FileStore.flushAllBeforeExit(atExit: false) { throw error }
     }
 }

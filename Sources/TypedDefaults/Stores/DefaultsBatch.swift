@@ -1,0 +1,116 @@
+/// Writes that a ``DefaultsStore`` applies together, or not at all.
+///
+/// A batch optionally removes every value first (``removesAll``), then stores or removes values by key
+/// (``writes``). With ``expected`` set, it applies only if the store still holds those values: that is how
+/// `modify` changes a value atomically without holding a lock while user code runs.
+///
+/// Stores need not interpret batches themselves: ``apply(to:)`` applies one to a dictionary of values.
+///
+/// ## Usage
+/// ```swift
+/// let batch = DefaultsBatch(writes: ["launchCount": .integer(2)], expected: .values(["launchCount": .integer(1)]))
+/// var values: [String: PropertyListValue] = ["launchCount": .integer(5)]
+/// batch.apply(to: &values)   // nil: the value is no longer 1, so nothing changes
+/// ```
+public struct DefaultsBatch: Sendable, Hashable {
+    /// What a batch requires the store to hold before it applies.
+    public enum Expectation: Sendable, Hashable {
+        /// Each key holds the value given (`nil`: holds none); other keys may hold anything.
+        case values([String: PropertyListValue?])
+        /// The store holds exactly these values, and no others.
+        case snapshot([String: PropertyListValue])
+    }
+
+    /// Whether every stored value is removed before ``writes`` apply.
+    public var removesAll: Bool
+    /// The value to store for each key, or `nil` to remove the key.
+    public var writes: [String: PropertyListValue?]
+    /// What the store must hold for the batch to apply; `nil` applies it whatever the store holds.
+    public var expected: Expectation?
+
+    /// A batch that stores or removes values by key, if the store holds what is `expected`.
+    ///
+    /// ```swift
+    /// let batch = DefaultsBatch(writes: ["theme": .string("dark"), "legacyTheme": nil])
+    /// ```
+    public init(writes: [String: PropertyListValue?] = [:], removesAll: Bool = false, expected: Expectation? = nil) {
+        self.writes = writes
+        self.removesAll = removesAll
+        self.expected = expected
+    }
+
+    /// A batch that replaces everything the store holds with `values`.
+    ///
+    /// ```swift
+    /// let reset = DefaultsBatch(replacingAllWith: [:])
+    /// ```
+    public init(replacingAllWith values: [String: PropertyListValue], expected: Expectation? = nil) {
+        self.init(writes: values.mapValues { $0 }, removesAll: true, expected: expected)
+    }
+
+    /// Whether `values` are what the batch expects (always, for a batch without expectations).
+    ///
+    /// Values compare bit for bit (``PropertyListValue/isIdentical(to:)``): `0.0` and `-0.0` differ.
+    ///
+    /// ```swift
+    /// DefaultsBatch(expected: .values(["a": nil])).holds(for: [:])   // true
+    /// ```
+    public func holds(for values: [String: PropertyListValue]) -> Bool {
+        switch expected {
+        case nil:
+            true
+        case .values(let expected):
+            expected.allSatisfy { key, value in values[key].isIdentical(to: value) }
+        case .snapshot(let expected):
+            values.isIdentical(to: expected)
+        }
+    }
+
+    /// Applies the batch to `values` in place and returns what changed, or returns `nil` and leaves `values`
+    /// alone when ``expected`` does not hold.
+    ///
+    /// The changes are in the order a store announces them; a value written again unchanged is no change.
+    ///
+    /// ```swift
+    /// var values: [String: PropertyListValue] = ["a": .integer(1)]
+    /// let changes = DefaultsBatch(writes: ["a": .integer(2)]).apply(to: &values)   // a: 1 → 2
+    /// ```
+    public func apply(to values: inout [String: PropertyListValue]) -> [DefaultsStoreChange]? {
+        guard holds(for: values) else { return nil }
+        if removesAll {
+            let before = values
+            values = writes.compactMapValues { $0 }
+            return before.changes(to: values)
+        }
+        var changes: [DefaultsStoreChange] = []
+        for (key, new) in writes {
+            let old = values.updateValue(forKeyOrRemoving: key, new)
+            if !old.isIdentical(to: new) { changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: new)) }
+        }
+        return changes
+    }
+
+    /// The keys whose values ``expected`` names one by one.
+    var expectedKeys: [String] {
+        if case .values(let values) = expected { Array(values.keys) } else { [] }
+    }
+
+    /// Whether applying the batch needs every stored value, not only those of its keys.
+    var involvesAllValues: Bool {
+        if removesAll { return true }
+        if case .snapshot = expected { return true }
+        return false
+    }
+
+    /// Whether the batch changes nothing whatever the store holds.
+    public var isEmpty: Bool { !removesAll && writes.isEmpty }
+}
+
+extension [String: PropertyListValue] {
+    /// Stores `value` for `key`, or removes the key for `nil`; returns the value it held before.
+    fileprivate mutating func updateValue(forKeyOrRemoving key: String, _ value: PropertyListValue?)
+        -> PropertyListValue?
+    {
+        if let value { updateValue(value, forKey: key) } else { removeValue(forKey: key) }
+    }
+}

@@ -1,0 +1,124 @@
+/// One stored value's change, as a store announces it.
+///
+/// ## Usage
+/// ```swift
+/// let change = DefaultsStoreChange(key: "theme", oldValue: .string("light"), newValue: .string("dark"))
+/// ```
+public struct DefaultsStoreChange: Sendable, Hashable {
+    /// The name of the key that changed.
+    public let key: String
+    /// The value before the change; `nil` when there was none.
+    public let oldValue: PropertyListValue?
+    /// The value after the change; `nil` when the key was removed.
+    public let newValue: PropertyListValue?
+
+    /// Describes a change of `key` from `oldValue` to `newValue`.
+    public init(key: String, oldValue: PropertyListValue?, newValue: PropertyListValue?) {
+        self.key = key
+        self.oldValue = oldValue
+        self.newValue = newValue
+    }
+}
+
+extension [String: PropertyListValue] {
+    /// Every key whose value differs in `other` (added, removed or changed, bit for bit), with both values.
+    ///
+    /// The one change-diff: stores announce with it, and the file store's write bookkeeping uses it.
+    ///
+    /// ```swift
+    /// let changes = ["a": .integer(1)].changes(to: ["b": .integer(2)])   // a removed, b added
+    /// ```
+    public func changes(to other: [String: PropertyListValue]) -> [DefaultsStoreChange] {
+        var changes: [DefaultsStoreChange] = []
+        for (key, new) in other where !self[key].isIdentical(to: new) {
+            changes.append(DefaultsStoreChange(key: key, oldValue: self[key], newValue: new))
+        }
+        for (key, old) in self where other[key] == nil {
+            changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: nil))
+        }
+        return changes
+    }
+}
+
+/// Where a store announces its changes, and where observers in this process hear of them.
+///
+/// A store owns one and calls ``publish(_:)`` with every change it makes or learns of, in order; the best
+/// place is while it still holds the lock that ordered the change. That is safe: no user code runs inside
+/// `publish`, since observations only queue the change for their own queue, and cached `@Default`
+/// properties only drop their cached value. Changes made inside
+/// ``DefaultsAdapter/withoutPropagation(_:)`` on the publishing task are not announced.
+///
+/// ## Usage
+/// ```swift
+/// final class MyStore: DefaultsStore {
+///     // Starts watching the backing service while anyone observes.
+///     let changes = DefaultsStoreChanges { print("observers come or go") }
+///     // ...
+/// }
+/// ```
+public final class DefaultsStoreChanges: Sendable {
+    typealias Listener = @Sendable ([DefaultsStoreChange]) -> Void
+
+    private struct Entry: Sendable {
+        let keys: Set<String>?
+        let listener: Listener
+    }
+
+    private struct State: Sendable {
+        var entries: [UInt64: Entry] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+    private let observersChanged: @Sendable () -> Void
+
+    /// Creates the announcements of one store.
+    ///
+    /// `observersChanged` is called when the first observer arrives and when the last one leaves (to start
+    /// and stop watching for other processes' changes, say), outside the lock; such calls can overtake each
+    /// other, so it should look at ``hasObservers`` rather than count.
+    public init(observersChanged: @escaping @Sendable () -> Void = {}) {
+        self.observersChanged = observersChanged
+    }
+
+    /// Whether anyone listens; a store can skip working out changes when nobody does.
+    public var hasObservers: Bool { state.withLock { !$0.entries.isEmpty } }
+
+    /// How many observers are registered; for tests that check nothing is left behind.
+    var observerCount: Int { state.withLock { $0.entries.count } }
+
+    /// Tells every observer of the keys in `changes` about them.
+    ///
+    /// ```swift
+    /// changes.publish([DefaultsStoreChange(key: "theme", oldValue: nil, newValue: .string("dark"))])
+    /// ```
+    public func publish(_ changes: [DefaultsStoreChange]) {
+        guard !changes.isEmpty, !Propagation.isSuppressed else { return }
+        let entries = state.withLock { Array($0.entries.values) }
+        for entry in entries {
+            let relevant = entry.keys.map { keys in changes.filter { keys.contains($0.key) } } ?? changes
+            if !relevant.isEmpty { entry.listener(relevant) }
+        }
+    }
+
+    /// Registers `listener` for changes of `keys` (of every key for `nil`); returns its registration.
+    func add(keys: Set<String>?, _ listener: @escaping Listener) -> UInt64 {
+        let (id, first) = state.withLock { state in
+            state.nextID += 1
+            state.entries[state.nextID] = Entry(keys: keys, listener: listener)
+            return (state.nextID, state.entries.count == 1)
+        }
+        if first { observersChanged() }
+        return id
+    }
+
+    func remove(_ id: UInt64) {
+        let last = state.withLock { state in state.entries.removeValue(forKey: id) != nil && state.entries.isEmpty }
+        if last { observersChanged() }
+    }
+}
+
+/// Whether changes made on this task are announced; ``DefaultsAdapter/withoutPropagation(_:)`` turns it off.
+enum Propagation {
+    @TaskLocal static var isSuppressed = false
+}

@@ -1,0 +1,52 @@
+/// A store that keeps values in memory only: for testing code that takes a ``DefaultsAdapter`` without files.
+///
+/// It stores exactly what a suite on disk would store (the same bridges produce the same
+/// ``PropertyListValue``s and the same checks refuse the same values), so what passes against it behaves
+/// the same on a real suite. Launch arguments are ignored unless you pass some. To test how code copes with
+/// failing writes, slow flushes or changes from another process, use `FaultyStore` from the
+/// `TypedDefaultsTesting` library.
+///
+/// ## Usage
+/// ```swift
+/// func greet(_ defaults: DefaultsAdapter<DefaultsKeys>) -> String { "Hi \(defaults.username ?? "there")" }
+///
+/// let store = InMemoryStore()
+/// let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys())
+/// defaults.username = "Ann"
+/// #expect(greet(defaults) == "Hi Ann")
+/// #expect(store.storedValues["username"] == .string("Ann"))
+/// ```
+public final class InMemoryStore: DefaultsStore {
+    private let values: Locked<[String: PropertyListValue]>
+    public let changes = DefaultsStoreChanges()
+    public let name: String
+
+    /// Creates a store holding `values`, keyed by name; `name` appears in diagnostics.
+    public init(_ values: [String: PropertyListValue] = [:], name: String = "in-memory") {
+        self.values = Locked(values)
+        self.name = name
+    }
+
+    /// Everything the store holds, keyed by name.
+    public var storedValues: [String: PropertyListValue] { snapshot() }
+
+    public func value(forKey key: String) -> PropertyListValue? {
+        values.withLock { $0[key] }
+    }
+
+    public func snapshot() -> [String: PropertyListValue] {
+        values.withLock { $0 }
+    }
+
+    /// Applies the batch and announces what it changed, under the lock so announcements keep their order.
+    public func apply(_ batch: DefaultsBatch) -> Bool {
+        values.withLock { values in
+            guard let changed = batch.apply(to: &values) else { return false }
+            changes.publish(changed)
+            return true
+        }
+    }
+
+    /// Memory is as durable as it gets: nothing to do.
+    public func flush() {}
+}

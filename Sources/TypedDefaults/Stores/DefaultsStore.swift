@@ -90,8 +90,10 @@ public protocol DefaultsStore: AnyObject, Sendable {
 }
 
 extension DefaultsStore {
+    /// No file: the store says nothing about where it keeps values.
     public var fileURL: URL? { nil }
 
+    /// Nothing to check: the store reports no damage.
     public func checkHealth() throws(DefaultsError) {}
 }
 
@@ -117,16 +119,14 @@ extension DefaultsStore {
     func modifyAll(
         _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        try ReadModifyWrite.run(
-            store: self,
-            key: nil,
-            from: snapshot(),
-            { values throws(DefaultsError) in
-                var values = values
-                try transform(&values)
-                return values
-            }
-        ) { expected, new throws(DefaultsError) in
+        let inPlace = { (values: [String: PropertyListValue]) throws(DefaultsError) in
+            var values = values
+            try transform(&values)
+            return values
+        }
+        try ReadModifyWrite.run(store: self, key: nil, from: snapshot(), inPlace) {
+            expected,
+            new throws(DefaultsError) in
             try apply(DefaultsBatch(replacingAllWith: new, expected: .snapshot(expected)))
         } current: {
             snapshot()

@@ -26,8 +26,10 @@ public final class FileStore: DefaultsStore {
     /// How stale a read may be: the file is checked for a newer version at most this often.
     static let freshnessInterval: UInt64 = 50_000_000
 
+    /// The suite's name, or `"standard"`.
     public let name: String
     let file: SuiteFile
+    /// Announces this process's changes, and other processes' while anyone observes (a file watch sees them).
     public let changes: DefaultsStoreChanges
     private let state: Locked<State>
     /// Serializes this process's work on the file: writes, reloads and backups.
@@ -257,6 +259,7 @@ public final class FileStore: DefaultsStore {
 
     // MARK: Reading
 
+    /// The value for `key`, from the copy of the file in memory; never waits for the file.
     public func value(forKey key: String) -> PropertyListValue? {
         // The hot path: a lookup under the lock is all a read costs. A copy older than the freshness interval
         // is checked in the background, and this read returns the copy it has.
@@ -309,6 +312,7 @@ public final class FileStore: DefaultsStore {
         #endif
     }
 
+    /// Every value, as the file and this process's pending writes make them, in one consistent state.
     public func snapshot() -> [String: PropertyListValue] {
         loadIfNeeded()
         let (values, reload) = state.withLock { state in
@@ -318,6 +322,7 @@ public final class FileStore: DefaultsStore {
         return values
     }
 
+    /// Reads the file again now, and throws if it is damaged, unreadable or unsafe.
     public func checkHealth() throws(DefaultsError) {
         loadIfNeeded()
         reloadNow()

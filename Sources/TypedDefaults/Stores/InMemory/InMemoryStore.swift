@@ -18,7 +18,9 @@
 /// ```
 public final class InMemoryStore: DefaultsStore {
     private let values: Locked<[String: PropertyListValue]>
+    /// Announces every batch applied to the store.
     public let changes = DefaultsStoreChanges()
+    /// The name diagnostics use, `"in-memory"` unless given.
     public let name: String
 
     /// Creates a store holding `values`, keyed by name; `name` appears in diagnostics.
@@ -30,10 +32,12 @@ public final class InMemoryStore: DefaultsStore {
     /// Everything the store holds, keyed by name.
     public var storedValues: [String: PropertyListValue] { snapshot() }
 
+    /// The value held for `key`.
     public func value(forKey key: String) -> PropertyListValue? {
         values.withLock { $0[key] }
     }
 
+    /// Everything the store holds, as one state.
     public func snapshot() -> [String: PropertyListValue] {
         values.withLock { $0 }
     }

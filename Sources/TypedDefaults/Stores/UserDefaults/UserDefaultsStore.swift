@@ -17,6 +17,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     // `UserDefaults` is not Sendable: every call into `defaults` happens while holding `foundationLock`.
     private let defaults: UserDefaults
 
+    /// The name diagnostics use, `"UserDefaults instance"` unless given.
     public let name: String
     /// Announces the writes made through this store; Foundation tells nothing of other writes.
     public let changes = DefaultsStoreChanges()
@@ -39,6 +40,9 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         self.name = name
     }
 
+    /// The instance's value for `key`, including values that show through from Foundation's other domains
+    /// (`.GlobalPreferences`, `ByHost` files, registered defaults); `nil` for an object that is not a
+    /// property-list value, with a diagnostic.
     public func value(forKey key: String) -> PropertyListValue? {
         let (value, found): (PropertyListValue?, String?) = Self.withFoundation {
             let object =
@@ -62,10 +66,14 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         return value
     }
 
+    /// The values the instance's own file holds (and registered defaults: Foundation does not tell them
+    /// apart), without those showing through from other domains.
     public func snapshot() -> [String: PropertyListValue] {
         Self.withFoundation { storedValues() }
     }
 
+    /// Applies the batch and synchronizes it, with every other batch of this process's `UserDefaultsStore`s
+    /// held back meanwhile; other processes do not take part (Foundation takes no lock).
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
         try Self.withFoundation { () throws(DefaultsError) -> Bool in
             // Only the values the batch looks at are read: the whole domain costs a copy of it.

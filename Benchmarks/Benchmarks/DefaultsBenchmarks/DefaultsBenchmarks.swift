@@ -134,13 +134,13 @@ let benchmarks: @Sendable () -> Void = {
     ) { suite in
         TypedState(adapter: try suite.adapter(writePolicy: .coalesced(within: .seconds(1))))
     } body: { benchmark, state in
-        let before = state.adapter.fileWriteCount ?? 0
+        let before = (state.adapter.store as? FileStore)?.fileWriteCount ?? 0
         for _ in 0..<1_000 {
             state.next &+= 1
             state.adapter[key: state.key] = state.next
         }
         try state.adapter.flush()
-        benchmark.measurement(fileWrites, (state.adapter.fileWriteCount ?? 0) - before)
+        benchmark.measurement(fileWrites, ((state.adapter.store as? FileStore)?.fileWriteCount ?? 0) - before)
     } verify: { suite, state in
         try suite.verifyFile(holds: state.next)
     }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 extension DefaultsAdapter {
@@ -43,30 +42,5 @@ extension DefaultsAdapter {
                 }
             }
         }
-    }
-
-    /// Calls `handler` with every batch of changes to any key of the suite: each key's name, old and new
-    /// stored value (`nil` when absent).
-    ///
-    /// Runs like ``observe(_:options:queue:_:)-(KeyPath<KeyStore,Key<Value>>,_,_,_)``: on `queue` or the
-    /// observation's own serial queue, for changes made anywhere.
-    ///
-    /// ```swift
-    /// let token = Defaults.observeStoredValues { changes in
-    ///     for change in changes { print(change.key, change.newValue?.summary ?? "removed") }
-    /// }
-    /// ```
-    public func observeStoredValues(
-        queue: DispatchQueue? = nil,
-        _ handler: @escaping @Sendable ([DefaultsChange<PropertyListValue?>]) -> Void
-    ) -> DefaultsObservation {
-        let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
-        let registration = store.changes.add(keys: nil) { [weak observation] changes in
-            let typed = changes.map { DefaultsChange(key: $0.key, oldValue: $0.oldValue, newValue: $0.newValue) }
-            observation?.deliver { handler(typed) }
-        }
-        let changes = store.changes
-        observation.onInvalidate { changes.remove(registration) }
-        return observation
     }
 }

@@ -31,24 +31,24 @@ public final class FileStore: DefaultsStore {
     let file: SuiteFile
     /// Announces this process's changes, and other processes' while anyone observes (a file watch sees them).
     public let changes: DefaultsStoreChanges
-    private let state: Locked<State>
+    let state: Locked<State>
     /// Serializes this process's work on the file: writes, reloads and backups.
     ///
     /// The file lock does so across processes. Readers never take it.
-    private let fileLock = NSLock()
+    let fileLock = NSLock()
     /// Serializes the first read of the file, so that concurrent first readers parse it once.
-    private let loadLock = NSLock()
+    let loadLock = NSLock()
     /// Where flushes, reloads and backup copies run, off the callers' threads.
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
     /// The file watch that reports other processes' writes while anyone observes.
-    private let watch = Locked<DirectoryWatcher.Registration?>(nil)
+    let watch = Locked<DirectoryWatcher.Registration?>(nil)
 
-    private struct PendingWrite: Sendable {
+    struct PendingWrite: Sendable {
         var value: PropertyListValue?
         var generation: UInt64
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         /// The file's values, as last read or written.
         var stored: [String: PropertyListValue] = [:]
         var version: SuiteFile.Version?
@@ -86,7 +86,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// Runs `body` on the state under its lock, and announces the changes it queued before releasing it.
-    private func withState<Result, Failure>(
+    func withState<Result, Failure>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try state.withLock { state throws(Failure) in
@@ -99,7 +99,7 @@ public final class FileStore: DefaultsStore {
         }
     }
 
-    private init(file: SuiteFile, name: String) {
+    init(file: SuiteFile, name: String) {
         self.file = file
         self.name = name
         let path = file.path
@@ -121,100 +121,6 @@ public final class FileStore: DefaultsStore {
         _ = newer
     }
 
-    // MARK: One storage per file, while anyone uses it
-
-    /// A registry entry that does not keep its storage alive: a suite nobody uses any more is released,
-    /// with its memory (a scheduled flush or backup keeps it alive until done).
-    private struct Entry: Sendable {
-        weak var storage: FileStore?
-    }
-
-    private static let registry = Locked<[String: Entry]>([:])
-
-    /// The store of the suite named `suiteName`, kept in `<directory>/<suiteName>.plist`.
-    ///
-    /// With no `directory`, the file is where Foundation keeps suites: `$XDG_CONFIG_HOME/<suiteName>.plist`,
-    /// or `~/.config/<suiteName>.plist` when `XDG_CONFIG_HOME` is unset, so code that uses
-    /// `UserDefaults(suiteName:)` reads the same values. Every call for the same file in the process returns
-    /// the same store while it is in use.
-    ///
-    /// Throws ``DefaultsError/invalidSuiteName(_:reason:)`` for a name that is empty, is `.` or `..`,
-    /// contains `/` or a control character, is longer than a file name allows, or names the global domain;
-    /// ``DefaultsError/invalidDirectory(_:reason:)`` for a directory that is not an absolute file URL; and
-    /// ``DefaultsError/noConfigDirectory(reason:)`` when no directory is given and neither
-    /// `XDG_CONFIG_HOME` nor `HOME` is set.
-    ///
-    /// ```swift
-    /// let store = try FileStore.suite("com.example.app", directory: URL(fileURLWithPath: "/tmp/settings"))
-    /// ```
-    public static func suite(_ suiteName: String, directory: URL? = nil) throws(DefaultsError) -> FileStore {
-        try SuiteName.validate(suiteName)
-        let path: String
-        if let directory {
-            path = try SuiteName.validatedPath(of: directory)
-        } else {
-            path = try ConfigDirectory.resolve()
-        }
-        return shared(directory: path, suiteName: suiteName, name: suiteName)
-    }
-
-    /// The store of `.standard`: `<config directory>/<program name>.plist`.
-    static func standard() throws(DefaultsError) -> FileStore {
-        shared(directory: try ConfigDirectory.resolve(), suiteName: ConfigDirectory.standardSuiteName, name: "standard")
-    }
-
-    /// The store for the suite `suiteName` in `directory`, shared by every adapter in the process.
-    private static func shared(directory: String, suiteName: String, name: String) -> FileStore {
-        let file = SuiteFile(directory: directory, suiteName: suiteName)
-        return registry.withLock { storages in
-            if let existing = storages[file.path]?.storage { return existing }
-            let storage = FileStore(file: file, name: name)
-            storages[file.path] = Entry(storage: storage)
-            _ = exitFlush
-            return storage
-        }
-    }
-
-    private static func registered(at path: String) -> FileStore? {
-        registry.withLock { $0[path]?.storage }
-    }
-
-    /// Every suite open in this process.
-    static var all: [FileStore] {
-        registry.withLock { $0.values.compactMap(\.storage) }
-    }
-
-    /// Foundation writes nothing at exit; TypedDefaults flushes every suite when the process exits normally,
-    /// and when SIGTERM, SIGINT or SIGHUP would end it by their default action (``ShutdownSignals``).
-    private static let exitFlush: Void = {
-        atexit { FileStore.flushAllBeforeExit() }
-        ShutdownSignals.install()
-    }()
-
-    /// Flushes every suite and waits for its backup copy; returns the first failure.
-    ///
-    /// The other failures are reported; at exit, every one is, as the process ends without those writes.
-    /// `starting` hears each suite's name before it is flushed.
-    @discardableResult
-    static func flushAllBeforeExit(atExit: Bool = true, starting: (String) -> Void = { _ in }) -> DefaultsError? {
-        var first: DefaultsError?
-        for storage in all {
-            starting(storage.name)
-            do {
-                try storage.flush()
-            } catch {
-                if atExit {
-                    storage.report(.writeFailed, key: nil, "\(error.description); pending writes are lost at exit")
-                } else if first != nil {
-                    storage.report(.writeFailed, key: nil, "\(error.description); the writes are kept")
-                }
-                first = first ?? error
-            }
-            storage.finishBackgroundWork()
-        }
-        return first
-    }
-
     /// The suite's property-list file.
     public var fileURL: URL? { URL(fileURLWithPath: file.path) }
 
@@ -227,34 +133,9 @@ public final class FileStore: DefaultsStore {
     public var fileReadCount: Int { state.withLock { $0.fileReads } }
 
     /// Reads the file, counting the reading.
-    private func readFile() throws(DefaultsError) -> SuiteFile.Contents {
+    func readFile() throws(DefaultsError) -> SuiteFile.Contents {
         defer { state.withLock { $0.fileReads += 1 } }
         return try file.readSettled()
-    }
-
-    // MARK: Watching
-
-    /// Starts or stops the file watch to match whether anyone observes; safe to call at any time from any
-    /// thread, since it looks at the observers rather than being told.
-    private func observersChanged() {
-        DefaultsDiagnostics.holding {
-            watch.withLock { registration in
-                let wanted = changes.hasObservers
-                if wanted, registration == nil {
-                    // A first look now gives later changes a baseline to be told apart from.
-                    loadIfNeeded()
-                    try? file.createDirectory()
-                    let path = file.path
-                    registration = DirectoryWatcher.shared.watch(
-                        directory: file.directory,
-                        fileName: file.fileName
-                    ) { FileStore.registered(at: path)?.scheduleReload() }
-                } else if !wanted, let current = registration {
-                    DirectoryWatcher.shared.cancel(current)
-                    registration = nil
-                }
-            }
-        }
     }
 
     // MARK: Reading
@@ -277,7 +158,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// Whether the copy is due for a check, and no check is underway; marks one as underway.
-    private static func claimReload(_ state: inout State, now: UInt64) -> Bool {
+    static func claimReload(_ state: inout State, now: UInt64) -> Bool {
         guard now &- state.lastCheck >= freshnessInterval, !state.reloadScheduled else { return false }
         state.lastCheck = now
         state.reloadScheduled = true
@@ -285,7 +166,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// Checks the file for another process's write in the background (the file watch calls this).
-    private func scheduleReload() {
+    func scheduleReload() {
         let claimed = state.withLock { state in
             defer { state.reloadScheduled = true }
             return !state.reloadScheduled
@@ -294,7 +175,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// What a read of `key` returns: a pending write's value, else the file's.
-    private static func lookup(_ key: String, in state: State) -> PropertyListValue? {
+    static func lookup(_ key: String, in state: State) -> PropertyListValue? {
         if !state.pending.isEmpty, let pending = state.pending[key] { return pending.value }
         if state.pendingClear != nil { return nil }
         return state.stored[key]
@@ -302,7 +183,7 @@ public final class FileStore: DefaultsStore {
 
     /// A monotonic clock cheap enough to read on every read: its resolution (a few milliseconds) is far finer
     /// than the freshness interval.
-    private static func now() -> UInt64 {
+    static func now() -> UInt64 {
         #if os(Linux)
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
@@ -330,7 +211,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// What reads return for every key: the file's values with this process's pending writes on top.
-    private func effectiveValues(_ state: State) -> [String: PropertyListValue] {
+    func effectiveValues(_ state: State) -> [String: PropertyListValue] {
         var values = state.pendingClear == nil ? state.stored : [:]
         for (key, write) in state.pending { values[key] = write.value }
         return values
@@ -338,7 +219,7 @@ public final class FileStore: DefaultsStore {
 
     /// Runs `mutate`, and queues an announcement of every value it changed (only when someone observes, and
     /// not inside `withoutPropagation`); with `keys`, only those can have changed, and only they are compared.
-    private func announcingChanges<Result, Failure>(
+    func announcingChanges<Result, Failure>(
         _ state: inout State,
         onlyKeys keys: Dictionary<String, PropertyListValue?>.Keys? = nil,
         _ mutate: (inout State) throws(Failure) -> Result
@@ -363,7 +244,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// Reads the file for the first time, if nothing has read or written it yet.
-    private func loadIfNeeded() {
+    func loadIfNeeded() {
         guard !state.withLock({ $0.loaded }) else { return }
         DefaultsDiagnostics.holding {
             loadLock.lock()
@@ -390,7 +271,7 @@ public final class FileStore: DefaultsStore {
     /// Reads the file again if it changed since it was last read or written, and announces what changed.
     ///
     /// Parsing happens outside the state's lock, so readers go on with the copy they have meanwhile.
-    private func reloadNow() {
+    func reloadNow() {
         DefaultsDiagnostics.holding {
             fileLock.lock()
             defer { fileLock.unlock() }
@@ -415,7 +296,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// What a read of the file resolved to.
-    private struct Resolved {
+    struct Resolved {
         var values: [String: PropertyListValue]
         var version: SuiteFile.Version?
         var problem: DefaultsError?
@@ -428,7 +309,7 @@ public final class FileStore: DefaultsStore {
     ///
     /// A first load that finds the copy already loaded (a write got there first, with a newer file) changes
     /// nothing.
-    private func swapIn(
+    func swapIn(
         _ reading: Result<Resolved, DefaultsError>,
         firstLoad: Bool = false,
         writeCount: UInt64? = nil
@@ -455,102 +336,6 @@ public final class FileStore: DefaultsStore {
                 }
                 state.problem = error
             }
-        }
-    }
-
-    /// Reports keys that this process wrote and that the file now holds as they were before, after another
-    /// program rewrote the file in place: the mark of a writer that takes no lock (Foundation's
-    /// `synchronize()`), which TypedDefaults cannot stop, only detect.
-    ///
-    /// `writeCount` is the lock file's count of TypedDefaults writes when the file was read: the same count
-    /// as after this process's last write means that the file was changed by a writer that takes no lock.
-    private func checkForRevert(
-        _ values: [String: PropertyListValue],
-        writeCount: UInt64?,
-        _ state: inout State
-    ) {
-        guard !state.lastWritten.isEmpty, let writeCount else { return }
-        let unlocked = writeCount == state.lastWriteCount
-        var reverted: [String] = []
-        for (key, written) in state.lastWritten {
-            let now = values[key]
-            if now.isIdentical(to: written.newValue) { continue }
-            if unlocked, now.isIdentical(to: written.oldValue) { reverted.append(key) }
-            state.lastWritten[key] = nil
-        }
-        guard !reverted.isEmpty else { return }
-        let names = reverted.sorted().prefix(5).map { String(reflecting: $0) }.joined(separator: ", ")
-        report(
-            .revertedByUnlockedWriter,
-            key: reverted.count == 1 ? reverted[0] : nil,
-            "another program rewrote \(file.path) in place without taking TypedDefaults' lock and put back the "
-                + "old values of \(names)\(reverted.count > 5 ? " and \(reverted.count - 5) more" : ""), which this "
-                + "process had written; a writer that takes no lock (such as Foundation's UserDefaults.synchronize()) "
-                + "cannot be stopped, so write this suite through TypedDefaults or its defaults tool only"
-        )
-    }
-
-    /// The values a read of the file stands for; call holding the file lock.
-    ///
-    /// A damaged file is preserved beside itself (once) and stands for the last good copy: what this process
-    /// read of the file before, else the backup, else nothing. With `mustPreserve` (before replacing it), a
-    /// file that cannot be preserved is an error.
-    private func resolve(_ contents: SuiteFile.Contents, mustPreserve: Bool) throws(DefaultsError) -> Resolved {
-        switch contents {
-        case .missing:
-            return Resolved(values: [:], version: nil, problem: nil)
-        case .values(let values, let version):
-            return Resolved(values: values, version: version, problem: nil, goodSince: version.modified)
-        case .damaged(let data, let version, let reason):
-            let (preserved, unpreserved, goodSince, earlier) = state.withLock { state in
-                (
-                    state.preservedVersion == version ? state.preservedPath : nil,
-                    state.unpreservedVersion == version,
-                    state.goodSince,
-                    state.stored
-                )
-            }
-            // The last good copy is the newer of what this process had and the backup a writer left.
-            let backup = file.readBackup()
-            let useBackup = backup.map { backup in goodSince.map { backup.made.isLater(than: $0) } ?? true } ?? false
-            var preservedAt = preserved
-            if preservedAt == nil, mustPreserve || !unpreserved {
-                do {
-                    let path = try file.preserveDamaged(data)
-                    preservedAt = path
-                    state.withLock { state in
-                        state.preservedVersion = version
-                        state.preservedPath = path
-                    }
-                    let recovered = goodSince != nil || backup != nil
-                    report(
-                        .damagedFile,
-                        key: nil,
-                        "\(file.path) is damaged (\(reason)); preserved it as \(path) and "
-                            + (recovered ? "recovered the last good copy" : "read defaults until the next write")
-                    )
-                } catch {
-                    let first = state.withLock { state in
-                        defer { state.unpreservedVersion = version }
-                        return state.unpreservedVersion != version
-                    }
-                    if first {
-                        report(
-                            .damagedFile,
-                            key: nil,
-                            "\(file.path) is damaged (\(reason)) and could not be preserved (\(error.description)); "
-                                + "it is left as it is, and not replaced until it can be preserved"
-                        )
-                    }
-                    if mustPreserve { throw error }
-                }
-            }
-            return Resolved(
-                values: useBackup ? backup?.values ?? earlier : earlier,
-                version: version,
-                problem: .damagedFile(path: file.path, preservedAt: preservedAt ?? "", reason: reason),
-                goodSince: useBackup ? backup?.made : nil
-            )
         }
     }
 
@@ -590,7 +375,7 @@ public final class FileStore: DefaultsStore {
     ///
     /// `change` is the library's own code (user code has run before, outside the locks). The file is read,
     /// changed and written back whole; it is left alone when nothing changed and it is intact.
-    private func write<Outcome>(
+    func write<Outcome>(
         _ change: (inout [String: PropertyListValue]) -> Outcome
     ) throws(DefaultsError) -> Outcome {
         try DefaultsDiagnostics.holding { () throws(DefaultsError) -> Outcome in
@@ -603,7 +388,7 @@ public final class FileStore: DefaultsStore {
     }
 
     /// One attempt at ``write(_:)``; `nil` when the file lock turned out to be lost, and nothing was written.
-    private func writeOnce<Outcome>(
+    func writeOnce<Outcome>(
         _ change: (inout [String: PropertyListValue]) -> Outcome
     ) throws(DefaultsError) -> Outcome? {
         let (pending, pendingClear, generation) = state.withLock { ($0.pending, $0.pendingClear, $0.generation) }
@@ -673,26 +458,7 @@ public final class FileStore: DefaultsStore {
         return outcome
     }
 
-    /// Writes the latest backup copy, under both locks so it never overwrites a newer writer's copy.
-    private func writeBackup() {
-        fileLock.lock()
-        defer { fileLock.unlock() }
-        guard
-            let backup = state.withLock({ state in
-                defer { state.pendingBackup = nil }
-                return state.pendingBackup
-            })
-        else { return }
-        // A directory removed since the write stays removed: the copy is not worth making it again.
-        try? file.withExclusiveLock(creatingDirectory: false) { _ in file.writeBackup(backup.data, of: backup.version) }
-    }
-
-    /// Writes the backup copy now, if one is due, rather than in the background.
-    func finishBackgroundWork() {
-        writeBackup()
-    }
-
-    private func report(_ kind: DefaultsDiagnostic.Kind, key: String?, _ message: String) {
+    func report(_ kind: DefaultsDiagnostic.Kind, key: String?, _ message: String) {
         DefaultsDiagnostics.report(
             DefaultsDiagnostic(kind: kind, suite: name, key: key, message: message),
             oncePerProcess: false
@@ -701,18 +467,12 @@ public final class FileStore: DefaultsStore {
 }
 
 extension DefaultsError {
-    fileprivate var diagnosticKind: DefaultsDiagnostic.Kind {
+    var diagnosticKind: DefaultsDiagnostic.Kind {
         if case .damagedFile = self { .damagedFile } else { .unreadableFile }
     }
 
     /// Whether the error is about what the file holds, which stays true while the file is unchanged.
-    fileprivate var isAboutContents: Bool {
+    var isAboutContents: Bool {
         if case .damagedFile = self { true } else { false }
-    }
-}
-
-extension timespec {
-    fileprivate func isLater(than other: timespec) -> Bool {
-        (tv_sec, tv_nsec) > (other.tv_sec, other.tv_nsec)
     }
 }

@@ -1,0 +1,29 @@
+import Foundation
+
+// The file watch that tells observers of other processes' writes, running only while anyone observes.
+extension FileStore {
+    // MARK: Watching
+
+    /// Starts or stops the file watch to match whether anyone observes; safe to call at any time from any
+    /// thread, since it looks at the observers rather than being told.
+    func observersChanged() {
+        DefaultsDiagnostics.holding {
+            watch.withLock { registration in
+                let wanted = changes.hasObservers
+                if wanted, registration == nil {
+                    // A first look now gives later changes a baseline to be told apart from.
+                    loadIfNeeded()
+                    try? file.createDirectory()
+                    let path = file.path
+                    registration = DirectoryWatcher.shared.watch(
+                        directory: file.directory,
+                        fileName: file.fileName
+                    ) { FileStore.registered(at: path)?.scheduleReload() }
+                } else if !wanted, let current = registration {
+                    DirectoryWatcher.shared.cancel(current)
+                    registration = nil
+                }
+            }
+        }
+    }
+}

@@ -390,9 +390,9 @@ extension DefaultsAdapter {
 extension DefaultsAdapter {
     /// Whether the suite itself stores a value for the key.
     ///
-    /// Launch arguments and defaults do not count, and neither do values in `.GlobalPreferences`, `ByHost` or
-    /// `/usr/local/etc` files, which Foundation on Linux shows through (for suites opened by name and
-    /// `.standard`, reads do not return them either).
+    /// Launch arguments and defaults do not count. Suites opened by name and `.standard` never see values in
+    /// Foundation's `.GlobalPreferences`, `ByHost` or `/usr/local/etc` files; an adapter over another
+    /// `UserDefaults` instance reads them, as Foundation shows them through, and counts them here too.
     ///
     /// ```swift
     /// if !Defaults.hasKey(\.username) { askForName() }

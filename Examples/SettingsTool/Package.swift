@@ -6,7 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [.executable(name: "settings-tool", targets: ["SettingsTool"])],
     dependencies: [
-        // The library from this repository; an app of your own names its release instead:
+        // The library in this checkout. `name:` because a path dependency is otherwise known by its folder's
+        // name, which is wherever the repository was cloned. Your own package names a release instead:
         // .package(url: "https://github.com/typeddefaults/TypedDefaults.git", from: "0.1.0")
         .package(name: "TypedDefaults", path: "../.."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

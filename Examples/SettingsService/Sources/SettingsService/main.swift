@@ -104,7 +104,7 @@ let settings = try DefaultsAdapter(
     keyStore: ServiceKeys(),
     launchArguments: .ignored
 )
-logger.notice("started; settings in \(settings.fileURL?.path ?? "?")")
+logger.notice("started, pid \(ProcessInfo.processInfo.processIdentifier); settings in \(settings.fileURL?.path ?? "?")")
 
 let group = ServiceGroup(
     services: [SettingsSaver(settings: settings, logger: logger), Poller(settings: settings, logger: logger)],

@@ -86,7 +86,7 @@ struct SettingsSaver: Service {
         do {
             // ServiceGroup handles SIGTERM and SIGINT, so TypedDefaults' own flush on those signals does not
             // run: this call makes every pending write of every open suite durable, and throws if one fails.
-            try DefaultsShutdown.flushAll()
+            try await DefaultsShutdown.flushAll()
             logger.notice("settings saved: \(settings.polls) polls in all, in \(settings.fileURL?.path ?? "?")")
         } catch {
             logger.error("settings not saved: \(error)")

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The one call a program that handles SIGTERM, SIGINT or SIGHUP itself makes before it ends.
 ///
 /// TypedDefaults flushes every suite by itself at a normal exit, and before SIGTERM, SIGINT or SIGHUP end the
@@ -33,5 +35,20 @@ public enum DefaultsShutdown {
     /// ```
     public static func flushAll() throws(DefaultsError) {
         if let error = FileStore.flushAllBeforeExit(atExit: false) { throw error }
+    }
+
+    /// Makes every pending write of every suite durable, like ``flushAll()``, without blocking a thread of
+    /// Swift's cooperative pool meanwhile (the flush can wait up to 5 s for another process's lock).
+    ///
+    /// ```swift
+    /// try await DefaultsShutdown.flushAll()   // in a swift-service-lifecycle service's shutdown
+    /// ```
+    public static func flushAll() async throws(DefaultsError) {
+        let result = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(DefaultsError) in try flushAll() })
+            }
+        }
+        try result.get()
     }
 }

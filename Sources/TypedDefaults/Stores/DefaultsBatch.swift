@@ -82,12 +82,11 @@ public struct DefaultsBatch: Sendable, Hashable {
             values = writes.compactMapValues { $0 }
             return before.changes(to: values)
         }
-        var changes: [DefaultsStoreChange] = []
+        var before: [String: PropertyListValue] = [:]
         for (key, new) in writes {
-            let old = values.updateValue(forKeyOrRemoving: key, new)
-            if !old.isIdentical(to: new) { changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: new)) }
+            before[key] = values.updateValue(forKeyOrRemoving: key, new)
         }
-        return changes
+        return before.changes(to: writes.compactMapValues { $0 })
     }
 
     /// The keys whose values ``expected`` names one by one.

@@ -45,9 +45,10 @@ public enum DefaultsShutdown {
     /// ```
     public static func flushAll() async throws(DefaultsError) {
         let result = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(DefaultsError) in try flushAll() })
-            }
+            DispatchQueue.global()
+                .async {
+                    continuation.resume(returning: Result { () throws(DefaultsError) in try flushAll() })
+                }
         }
         try result.get()
     }

@@ -181,6 +181,13 @@ public final class FileStore: DefaultsStore {
         return state.stored[key]
     }
 
+    /// What reads of `keys` return, keyed by name; keys that read as absent are left out.
+    static func values(of keys: some Sequence<String>, in state: State) -> [String: PropertyListValue] {
+        var values: [String: PropertyListValue] = [:]
+        for key in keys { values[key] = lookup(key, in: state) }
+        return values
+    }
+
     /// A monotonic clock cheap enough to read on every read: its resolution (a few milliseconds) is far finer
     /// than the freshness interval.
     static func now() -> UInt64 {
@@ -232,14 +239,9 @@ public final class FileStore: DefaultsStore {
             state.announcements += before.changes(to: effectiveValues(state))
             return result
         }
-        let before = keys.map { ($0, Self.lookup($0, in: state)) }
+        let before = Self.values(of: keys, in: state)
         let result = try mutate(&state)
-        for (key, old) in before {
-            let new = Self.lookup(key, in: state)
-            if !old.isIdentical(to: new) {
-                state.announcements.append(DefaultsStoreChange(key: key, oldValue: old, newValue: new))
-            }
-        }
+        state.announcements += before.changes(to: Self.values(of: keys, in: state))
         return result
     }
 

@@ -240,9 +240,7 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
             }
             data = contents
         }
-        guard let object = try? PropertyListSerialization.propertyList(from: data, format: nil),
-            case .dictionary(let values)? = PropertyListValue(foundationObject: object)
-        else {
+        guard case .dictionary(let values)? = PropertyListValue(propertyListData: data) else {
             throw ToolError(
                 status: .invalidValue,
                 message:

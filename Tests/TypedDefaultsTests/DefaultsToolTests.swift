@@ -123,6 +123,58 @@ struct DefaultsToolTests {
         #expect(try succeed("--json", "read", "copy") == succeed("--json", "read", "source"))
     }
 
+    @Test("a write and a launch argument of the same text give the same value")
+    func sameTextAsLaunchArguments() throws {
+        let cases: [(key: String, write: [String], text: String)] = [
+            ("count", ["-int", "-42"], "-42"),
+            ("huge", ["-int", "18446744073709551615"], "18446744073709551615"),
+            ("flag", ["-bool", "yes"], "yes"),
+            ("ratio", ["-float", "-0.0"], "-0.0"),
+            ("when", ["-date", "2026-11-21 08:26:05 +0000"], "2026-11-21 08:26:05 +0000"),
+            ("blob", ["<0a1b>"], "<0a1b>"),
+            ("list", ["(a, \"b c\")"], "(a, \"b c\")"),
+            ("map", ["{ k = v; }"], "{ k = v; }"),
+            ("word", ["3"], "3"),
+        ]
+        for item in cases {
+            let result = try Helper.run(
+                ["write", "app", item.key] + item.write,
+                configDirectory: directory.url,
+                program: Helper.tool
+            )
+            try #require(result.status == 0, "\(item.write): \(result.errors)")
+        }
+        let written = try DefaultsAdapter(
+            suiteName: "app",
+            directory: directory.url,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored
+        )
+        let overridden = DefaultsAdapter(
+            store: InMemoryStore(),
+            keyStore: DefaultsKeys(),
+            launchArguments: .parsing(cases.flatMap { ["-" + $0.key, $0.text] })
+        )
+        func same<Value: DefaultsSerializable & Equatable>(_ key: Key<Value>) {
+            let fromTool = written[key: key]
+            let fromArgument = overridden[key: key]
+            #expect(fromTool == fromArgument, "\(key)")
+            #expect(fromTool != key.defaultValue, "\(key) was read, not defaulted")
+        }
+        same(Key<Int>("count", default: 0))
+        same(Key<UInt64>("huge", default: 0))
+        same(Key<Bool>("flag", default: false))
+        same(Key<Double>("ratio", default: 1))
+        #expect(written[key: Key<Double>("ratio", default: 1)].sign == .minus)
+        #expect(overridden[key: Key<Double>("ratio", default: 1)].sign == .minus)
+        same(Key<Date?>("when"))
+        same(Key<Data?>("blob"))
+        same(Key<[String]>("list", default: []))
+        same(Key<[String: String]>("map", default: [:]))
+        // Untyped, text is typed the same way too: property-list text is a collection, other text a string.
+        for name in ["blob", "list", "map", "word"] { same(Key<PropertyListValue?>(name)) }
+    }
+
     @Test("watch prints each change that other processes make")
     func watch() throws {
         let watcher = try Helper.start(["watch", "live"], configDirectory: directory.url, program: Helper.tool)

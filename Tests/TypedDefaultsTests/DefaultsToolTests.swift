@@ -175,6 +175,47 @@ struct DefaultsToolTests {
         for name in ["blob", "list", "map", "word"] { same(Key<PropertyListValue?>(name)) }
     }
 
+    @Test("export writes the bytes of the suite's file: carriage returns, inner U+FEFF, dates, -0.0, huge integers")
+    func exportIsTheSuiteFile() throws {
+        let library = try DefaultsAdapter(
+            suiteName: "library",
+            directory: directory.url,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored,
+            writePolicy: .immediate
+        )
+        try library.modifyStoredValues { values in
+            values = [
+                "returns": .string("a\rb\r\nc"),
+                "byteOrderMark": .string("a\u{FEFF}b"),
+                "markup": .string("<a & b>"),
+                "date": .date(Date(timeIntervalSinceReferenceDate: 785_406_365)),
+                "negativeZero": .double(-0.0),
+                "tenth": .double(0.1),
+                "infinite": .double(-.infinity),
+                "huge": .unsignedInteger(.max),
+                "lowest": .integer(.min),
+                "blob": .data(Data((0..<100).map(UInt8.init))),
+                "nested": .array([.dictionary(["empty": .array([]), "none": .dictionary([:])]), .bool(true)]),
+            ]
+        }
+        try library.set(-0.0, for: Key<Double>("typedNegativeZero", default: 0))
+        try library.set(Date(timeIntervalSinceReferenceDate: 0.5), for: Key<Date?>("typedDate"))
+        let file = try Data(contentsOf: directory.plist("library"))
+
+        let exported = directory.url.appendingPathComponent("library-export.plist")
+        _ = try succeed("export", "library", exported.path)
+        #expect(try Data(contentsOf: exported) == file)
+        let piped = try defaults("export", "library", "-")
+        #expect(Data(piped.output.utf8) == file)
+        // What Foundation's writer, which the tool used before, writes differently.
+        let text = String(decoding: file, as: UTF8.self)
+        for written in ["a&#xD;b&#xD;\nc", "a\u{FEFF}b", "<real>-0.0</real>", "<real>0.1</real>"] {
+            #expect(text.contains(written), "\(String(reflecting: written))")
+        }
+        #expect(text.contains("<integer>18446744073709551615</integer>"))
+    }
+
     @Test("watch prints each change that other processes make")
     func watch() throws {
         let watcher = try Helper.start(["watch", "live"], configDirectory: directory.url, program: Helper.tool)

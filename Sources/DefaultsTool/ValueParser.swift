@@ -60,11 +60,12 @@ struct ValueParser {
     private mutating func parseOne() throws(ToolError) -> PropertyListValue {
         guard let first = arguments.popFirst() else { throw .usage("a value is missing") }
         let typeFlags = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data"]
-        guard typeFlags.contains(first) else { return Self.plain(first) }
+        guard typeFlags.contains(first) else { return PropertyListValue.plain(first) }
         guard let text = arguments.popFirst() else { throw .usage("\(first) needs a value") }
         return try Self.typed(first, text)
     }
 
+    /// A value of the type `flag` names, read by the library's text rules (the rules launch arguments follow).
     static func typed(_ flag: String, _ text: String) throws(ToolError) -> PropertyListValue {
         func invalid(_ what: String) -> ToolError {
             ToolError(status: .invalidValue, message: "\(String(reflecting: text)) is not \(what)")
@@ -73,64 +74,26 @@ struct ValueParser {
         case "-string":
             return .string(text)
         case "-int", "-integer":
-            guard let value = IntegerBridge<Int64>().deserialize(.string(text)) else { throw invalid("an integer") }
-            return .integer(value)
+            guard let value = PropertyListValue.integer(fromText: text) else { throw invalid("an integer") }
+            return value
         case "-float":
-            guard let value = Double(text) else { throw invalid("a number") }
+            guard let value = PropertyListValue.double(fromText: text) else { throw invalid("a number") }
             return .double(value)
         case "-bool", "-boolean":
-            guard let value = BoolBridge().deserialize(.string(text)) else {
+            guard let value = PropertyListValue.bool(fromText: text) else {
                 throw invalid("a Boolean (YES, NO, true, false, 1 or 0)")
             }
             return .bool(value)
         case "-date":
-            guard let value = date(text) else {
+            guard let value = PropertyListValue.date(fromText: text) else {
                 throw invalid("a date (such as 2026-11-21T08:26:05Z or \"2026-11-21 08:26:05 +0000\")")
             }
             return .date(value)
         default:  // -data
-            guard let value = data(hex: text) else { throw invalid("hexadecimal data (such as 0a1b2c)") }
+            guard let value = PropertyListValue.data(fromHex: text) else {
+                throw invalid("hexadecimal data (such as 0a1b2c)")
+            }
             return .data(value)
         }
-    }
-
-    /// A plain value: property-list text when it is a collection, as macOS's `defaults` reads it; else a string.
-    static func plain(_ text: String) -> PropertyListValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("(") || trimmed.hasPrefix("{") || trimmed.hasPrefix("<"),
-            let object = try? PropertyListSerialization.propertyList(from: Data(text.utf8), format: nil),
-            let value = PropertyListValue(foundationObject: object)
-        {
-            return value
-        }
-        return .string(text)
-    }
-
-    private static func date(_ text: String) -> Date? {
-        // macOS prints dates as "2026-11-21 08:26:05 +0000"; ISO 8601 is read too.
-        var normalized = text
-        if let space = normalized.range(of: " +", options: .backwards)
-            ?? normalized.range(of: " -", options: .backwards),
-            normalized.distance(from: normalized.startIndex, to: space.lowerBound) > 10
-        {
-            normalized.remove(at: space.lowerBound)
-        }
-        return DateBridge().deserialize(.string(normalized))
-    }
-
-    private static func data(hex: String) -> Data? {
-        var digits = hex.filter { !$0.isWhitespace }
-        if digits.hasPrefix("<"), digits.hasSuffix(">") { digits = String(digits.dropFirst().dropLast()) }
-        if digits.hasPrefix("0x") { digits = String(digits.dropFirst(2)) }
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return Data(bytes)
     }
 }

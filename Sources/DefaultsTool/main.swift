@@ -212,17 +212,8 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
 
     case "export":
         try expect(2...2, "domain path|-")
-        let values = try existing(operands[0]).storedValues()
-        let data: Data
-        do {
-            data = try PropertyListSerialization.data(
-                fromPropertyList: PropertyListValue.dictionary(values).foundationObject,
-                format: .xml,
-                options: 0
-            )
-        } catch {
-            throw ToolError(status: .fileProblem, message: "cannot serialize the domain: \(error)")
-        }
+        // The library's own writer: an export is byte for byte what the suite's file holds.
+        let data = PropertyListXML.data(try existing(operands[0]).storedValues())
         if operands[1] == "-" {
             FileHandle.standardOutput.write(data)
         } else if !FileManager.default.createFile(atPath: operands[1], contents: data) {
@@ -240,9 +231,7 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
             }
             data = contents
         }
-        guard let object = try? PropertyListSerialization.propertyList(from: data, format: nil),
-            case .dictionary(let values)? = PropertyListValue(foundationObject: object)
-        else {
+        guard case .dictionary(let values)? = PropertyListValue(propertyListData: data) else {
             throw ToolError(
                 status: .invalidValue,
                 message:

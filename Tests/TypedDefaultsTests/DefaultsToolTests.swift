@@ -123,6 +123,99 @@ struct DefaultsToolTests {
         #expect(try succeed("--json", "read", "copy") == succeed("--json", "read", "source"))
     }
 
+    @Test("a write and a launch argument of the same text give the same value")
+    func sameTextAsLaunchArguments() throws {
+        let cases: [(key: String, write: [String], text: String)] = [
+            ("count", ["-int", "-42"], "-42"),
+            ("huge", ["-int", "18446744073709551615"], "18446744073709551615"),
+            ("flag", ["-bool", "yes"], "yes"),
+            ("ratio", ["-float", "-0.0"], "-0.0"),
+            ("when", ["-date", "2026-11-21 08:26:05 +0000"], "2026-11-21 08:26:05 +0000"),
+            ("blob", ["<0a1b>"], "<0a1b>"),
+            ("list", ["(a, \"b c\")"], "(a, \"b c\")"),
+            ("map", ["{ k = v; }"], "{ k = v; }"),
+            ("word", ["3"], "3"),
+        ]
+        for item in cases {
+            let result = try Helper.run(
+                ["write", "app", item.key] + item.write,
+                configDirectory: directory.url,
+                program: Helper.tool
+            )
+            try #require(result.status == 0, "\(item.write): \(result.errors)")
+        }
+        let written = try DefaultsAdapter(
+            suiteName: "app",
+            directory: directory.url,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored
+        )
+        let overridden = DefaultsAdapter(
+            store: InMemoryStore(),
+            keyStore: DefaultsKeys(),
+            launchArguments: .parsing(cases.flatMap { ["-" + $0.key, $0.text] })
+        )
+        func same<Value: DefaultsSerializable & Equatable>(_ key: Key<Value>) {
+            let fromTool = written[key: key]
+            let fromArgument = overridden[key: key]
+            #expect(fromTool == fromArgument, "\(key)")
+            #expect(fromTool != key.defaultValue, "\(key) was read, not defaulted")
+        }
+        same(Key<Int>("count", default: 0))
+        same(Key<UInt64>("huge", default: 0))
+        same(Key<Bool>("flag", default: false))
+        same(Key<Double>("ratio", default: 1))
+        #expect(written[key: Key<Double>("ratio", default: 1)].sign == .minus)
+        #expect(overridden[key: Key<Double>("ratio", default: 1)].sign == .minus)
+        same(Key<Date?>("when"))
+        same(Key<Data?>("blob"))
+        same(Key<[String]>("list", default: []))
+        same(Key<[String: String]>("map", default: [:]))
+        // Untyped, text is typed the same way too: property-list text is a collection, other text a string.
+        for name in ["blob", "list", "map", "word"] { same(Key<PropertyListValue?>(name)) }
+    }
+
+    @Test("export writes the bytes of the suite's file: carriage returns, inner U+FEFF, dates, -0.0, huge integers")
+    func exportIsTheSuiteFile() throws {
+        let library = try DefaultsAdapter(
+            suiteName: "library",
+            directory: directory.url,
+            keyStore: DefaultsKeys(),
+            launchArguments: .ignored,
+            writePolicy: .immediate
+        )
+        try library.modifyStoredValues { values in
+            values = [
+                "returns": .string("a\rb\r\nc"),
+                "byteOrderMark": .string("a\u{FEFF}b"),
+                "markup": .string("<a & b>"),
+                "date": .date(Date(timeIntervalSinceReferenceDate: 785_406_365)),
+                "negativeZero": .double(-0.0),
+                "tenth": .double(0.1),
+                "infinite": .double(-.infinity),
+                "huge": .unsignedInteger(.max),
+                "lowest": .integer(.min),
+                "blob": .data(Data((0..<100).map(UInt8.init))),
+                "nested": .array([.dictionary(["empty": .array([]), "none": .dictionary([:])]), .bool(true)]),
+            ]
+        }
+        try library.set(-0.0, for: Key<Double>("typedNegativeZero", default: 0))
+        try library.set(Date(timeIntervalSinceReferenceDate: 0.5), for: Key<Date?>("typedDate"))
+        let file = try Data(contentsOf: directory.plist("library"))
+
+        let exported = directory.url.appendingPathComponent("library-export.plist")
+        _ = try succeed("export", "library", exported.path)
+        #expect(try Data(contentsOf: exported) == file)
+        let piped = try defaults("export", "library", "-")
+        #expect(Data(piped.output.utf8) == file)
+        // What Foundation's writer, which the tool used before, writes differently.
+        let text = String(decoding: file, as: UTF8.self)
+        for written in ["a&#xD;b&#xD;\nc", "a\u{FEFF}b", "<real>-0.0</real>", "<real>0.1</real>"] {
+            #expect(text.contains(written), "\(String(reflecting: written))")
+        }
+        #expect(text.contains("<integer>18446744073709551615</integer>"))
+    }
+
     @Test("watch prints each change that other processes make")
     func watch() throws {
         let watcher = try Helper.start(["watch", "live"], configDirectory: directory.url, program: Helper.tool)

@@ -4,9 +4,10 @@ import Foundation
 ///
 /// An argument `-name value` overrides the key named `name` in every suite an adapter reads with these
 /// arguments, typed by the key's bridge: `Bool` accepts `YES`/`NO`, `true`/`false` and `1`/`0`; numbers,
-/// strings, URLs and raw-value enums parse from text; other types accept property-list text such as
-/// `(a,b)` or JSON for `Codable` values. Negative numbers work (`-offset -3`), unlike Foundation's own
-/// argument domain. Overrides are never written to disk.
+/// strings, URLs, dates and raw-value enums parse from text; other types accept property-list text such as
+/// `(a,b)` or `{a=1;}`, or JSON. The rules are those of the `defaults` tool and of strings in a suite's file.
+/// Negative numbers work (`-offset -3`), unlike Foundation's own argument domain. Overrides are never written
+/// to disk.
 ///
 /// An argument that does not parse as the key's type is ignored with a diagnostic. A write to an overridden
 /// key is stored (it takes effect in runs without the argument) while reads keep returning the argument for
@@ -64,15 +65,8 @@ public struct LaunchArguments: Sendable {
 
     @usableFromInline
     func parse<Value: DefaultsSerializable>(_ text: String, for key: Key<Value>, suite: String) -> Value? {
-        if let value = try? Value.bridge.deserialize(.string(text)) { return value }
-        // Collections and dictionaries: property-list text such as `(a,b)`, as Foundation accepts, or JSON.
-        let data = Data(text.utf8)
-        let parsed =
-            (try? PropertyListSerialization.propertyList(from: data, format: nil))
-            ?? (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
-        if let parsed, let stored = PropertyListValue(foundationObject: parsed),
-            let value = try? Value.bridge.deserialize(stored)
-        {
+        // The same readings as the `defaults` tool and stored strings: property-list text, the string, JSON.
+        if let value = PropertyListValue.firstReading(ofText: text, { try? Value.bridge.deserialize($0) }) {
             return value
         }
         DefaultsDiagnostics.report(

@@ -6,7 +6,8 @@ import Foundation
 /// Why not a `<date>`: Foundation's XML plist on Linux keeps whole seconds only, so a `Date` stored natively
 /// comes back up to a second earlier in the next process. The string is exact, readable, and sorts in
 /// time order. Reading also accepts native `<date>` values (what Foundation and the other defaults libraries
-/// write) and ISO 8601 strings with a `±hh:mm` offset.
+/// write), ISO 8601 strings with a `±hh:mm` offset, and dates as macOS prints them
+/// (`2026-11-21 08:26:05 +0000`).
 ///
 /// ## Usage
 /// ```swift
@@ -36,7 +37,7 @@ public struct DateBridge: DefaultsBridge {
     public func deserialize(_ stored: PropertyListValue) -> Date? {
         switch stored {
         case .date(let value): value
-        case .string(let text): PreciseTimestamp.date(from: text)
+        case .string(let text): PropertyListValue.date(fromText: text)
         default: nil
         }
     }

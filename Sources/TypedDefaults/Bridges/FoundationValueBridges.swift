@@ -25,10 +25,7 @@ public struct URLBridge: DefaultsBridge {
 
     /// Returns the URL a stored string spells, or `nil`.
     public func deserialize(_ stored: PropertyListValue) -> URL? {
-        guard var text = stored.stringValue, !text.isEmpty else { return nil }
-        if let unquoted = JSONText.unquote(text) { text = unquoted }
-        if text.hasPrefix("/") { return URL(fileURLWithPath: text) }
-        return URL(string: text)
+        stored.stringValue.flatMap(PropertyListValue.url(fromText:))
     }
 }
 
@@ -55,8 +52,7 @@ public struct UUIDBridge: DefaultsBridge {
 
     /// Returns the UUID a stored string spells, or `nil`.
     public func deserialize(_ stored: PropertyListValue) -> UUID? {
-        guard let text = stored.stringValue else { return nil }
-        return UUID(uuidString: JSONText.unquote(text) ?? text)
+        stored.stringValue.flatMap(PropertyListValue.uuid(fromText:))
     }
 }
 
@@ -88,11 +84,7 @@ public struct DecimalBridge: DefaultsBridge {
     /// Returns the decimal a stored value holds, or `nil`.
     public func deserialize(_ stored: PropertyListValue) -> Decimal? {
         switch stored {
-        case .string(let text):
-            let scanner = Scanner(string: text)
-            scanner.locale = Locale(identifier: "en_US_POSIX")
-            guard let value = scanner.scanDecimal(), scanner.isAtEnd else { return nil }
-            return value
+        case .string(let text): return PropertyListValue.decimal(fromText: text)
         case .integer(let value): return Decimal(value)
         case .unsignedInteger(let value): return Decimal(value)
         case .double(let value) where value.isFinite: return Decimal(value)
@@ -117,13 +109,4 @@ extension Decimal: DefaultsSerializable {
     /// Stores decimals as exact strings.
     @inlinable
     public static var bridge: DecimalBridge { DecimalBridge() }
-}
-
-/// JSON text helpers for reading what other defaults libraries wrote.
-enum JSONText {
-    /// The string inside a JSON string literal such as `"\"dark\""`, or `nil` if `text` is not one.
-    static func unquote(_ text: String) -> String? {
-        guard text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") else { return nil }
-        return try? JSONDecoder().decode(String.self, from: Data(text.utf8))
-    }
 }

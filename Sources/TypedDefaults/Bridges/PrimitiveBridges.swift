@@ -1,7 +1,8 @@
 import Foundation
 
-// Primitives are stored natively. When reading, a string that spells the value exactly is accepted too:
-// that is what `defaults write domain key 3` stores, and it is how launch arguments (`-count 3`) become typed.
+// Primitives are stored natively. When reading, a string that spells the value exactly is accepted too, by
+// the text rules in Model/PropertyListValue+Text.swift: that is what `defaults write domain key 3` stores, and
+// it is how launch arguments (`-count 3`) become typed.
 
 /// Stores a `String` as a `<string>`.
 ///
@@ -53,12 +54,7 @@ public struct BoolBridge: DefaultsBridge {
         case .bool(let value): return value
         case .integer(0): return false
         case .integer(1): return true
-        case .string(let text):
-            switch text.lowercased() {
-            case "yes", "true", "1": return true
-            case "no", "false", "0": return false
-            default: return nil
-            }
+        case .string(let text): return PropertyListValue.bool(fromText: text)
         default: return nil
         }
     }
@@ -95,7 +91,7 @@ public struct IntegerBridge<Value: FixedWidthInteger & Sendable>: DefaultsBridge
         case .integer(let value): Value(exactly: value)
         case .unsignedInteger(let value): Value(exactly: value)
         case .double(let value): Value(exactly: value)
-        case .string(let text): Value(text)
+        case .string(let text): PropertyListValue.integer(fromText: text, as: Value.self)
         default: nil
         }
     }
@@ -132,7 +128,7 @@ public struct FloatingPointBridge<Value: BinaryFloatingPoint & Sendable>: Defaul
         case .double(let value): Value(value)
         case .integer(let value): Value(value)
         case .unsignedInteger(let value): Value(value)
-        case .string(let text): Double(text).map(Value.init)
+        case .string(let text): PropertyListValue.double(fromText: text).map(Value.init)
         default: nil
         }
     }

@@ -36,7 +36,7 @@ where Value.RawValue: DefaultsSerializable {
     /// raw value that matches no value.
     @usableFromInline
     func deserializeQuotedOrReport(_ stored: PropertyListValue, rawValue: Value.RawValue?) throws -> Value? {
-        if case .string(let text) = stored, let unquoted = JSONText.unquote(text),
+        if case .string(let text) = stored, let unquoted = PropertyListValue.unquotedJSONString(text),
             let raw = try Value.RawValue.bridge.deserialize(.string(unquoted)), let value = Value(rawValue: raw)
         {
             return value

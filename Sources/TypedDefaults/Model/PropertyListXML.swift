@@ -8,8 +8,11 @@ import Foundation
 /// read back exactly (Foundation writes 17), and `-0.0` keeps its sign. A carriage return is written as
 /// `&#xD;`: XML readers such as Python's `plistlib` turn a literal one into a line feed, a reference they
 /// keep (Foundation's reader keeps both).
-enum PropertyListXML {
-    static func data(_ values: [String: PropertyListValue]) -> Data {
+///
+/// `package`: `defaults export` writes with it too, so an export is byte for byte the suite's file.
+package enum PropertyListXML {
+    /// The XML property list of a suite's values, as its file holds them.
+    package static func data(_ values: [String: PropertyListValue]) -> Data {
         var output: [UInt8] = []
         output.reserveCapacity(256 + values.count * 64)
         output.append(contentsOf: header.utf8)

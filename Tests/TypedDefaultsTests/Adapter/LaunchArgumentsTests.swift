@@ -54,6 +54,31 @@ struct LaunchArgumentsTests {
         #expect(defaults[key: Key<[String]>("tags", default: [])] == ["x", "y"])
     }
 
+    @Test("overrides are read by the text rules the defaults tool and stored strings follow")
+    func sharedTextRules() throws {
+        let suite = IsolatedSuite()
+        let defaults = try suite.secondAdapter(
+            keyStore: DefaultsKeys(),
+            launchArguments: .parsing([
+                "-any", "(a, b)", "-word", "(a, b)", "-number", "3", "-when", "2026-11-21 08:26:05 +0000",
+                "-huge", "18446744073709551615", "-real", "3.0", "-quoted", "\"3\"", "-spaced", " 1", "-flag", " 1",
+            ])
+        )
+        // Property-list text is a collection for a key of any type, as `defaults write` stores it.
+        #expect(defaults[key: Key<PropertyListValue?>("any")] == .array([.string("a"), .string("b")]))
+        #expect(defaults[key: Key<PropertyListValue?>("number")] == .string("3"))
+        #expect(defaults[key: Key<String>("word", default: "")] == "(a, b)")
+        #expect(defaults[key: Key<Date?>("when")] == PropertyListValue.date(fromText: "2026-11-21T08:26:05Z"))
+        #expect(defaults[key: Key<UInt64>("huge", default: 0)] == .max)
+        // A number or Boolean only from its own spelling, never from JSON or quotes: the default, and a diagnostic.
+        #expect(defaults[key: Key<Int>("real", default: 7)] == 7)
+        #expect(defaults[key: Key<Int>("quoted", default: 7)] == 7)
+        #expect(defaults[key: Key<Int>("spaced", default: 7)] == 7)
+        #expect(defaults[key: Key<Bool>("flag", default: false)] == false)
+        let reported = Set(suite.diagnostics.filter { $0.kind == .invalidLaunchArgument }.compactMap(\.key))
+        #expect(reported == ["real", "quoted", "spaced", "flag"])
+    }
+
     @Test("an unparsable argument falls back to the stored value, with a diagnostic")
     func unparsable() throws {
         let suite = IsolatedSuite()

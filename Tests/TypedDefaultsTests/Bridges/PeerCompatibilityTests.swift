@@ -51,6 +51,27 @@ struct PeerCompatibilityTests {
         #expect(defaults[key: Key<Int>("small", default: 0)] == 3)
     }
 
+    @Test("hand-edited strings are read by the text rules of launch arguments and the defaults tool")
+    func handEditedText() {
+        let suite = IsolatedSuite(fileContents: [
+            "when": "2026-11-21 08:26:05 +0000",
+            "huge": "18446744073709551615",
+            "flag": "yes",
+            "ratio": "-0.0",
+            "price": "19.99",
+            "site": "/tmp/a b",
+            "real": "3.0",
+        ])
+        let defaults = suite.adapter
+        #expect(defaults[key: Key<Date?>("when")] == PropertyListValue.date(fromText: "2026-11-21T08:26:05Z"))
+        #expect(defaults[key: Key<UInt64>("huge", default: 0)] == .max)
+        #expect(defaults[key: Key<Bool>("flag", default: false)] == true)
+        #expect(defaults[key: Key<Double>("ratio", default: 1)].sign == .minus)
+        #expect(defaults[key: Key<Decimal>("price", default: 0)] == Decimal(string: "19.99"))
+        #expect(defaults[key: Key<URL?>("site")] == URL(fileURLWithPath: "/tmp/a b"))
+        #expect(defaults[key: Key<Int>("real", default: 7)] == 7, "an integer is spelled in digits only")
+    }
+
     @Test("ISO 8601 dates with an offset, and exact round trips of random dates")
     func timestamps() throws {
         #expect(

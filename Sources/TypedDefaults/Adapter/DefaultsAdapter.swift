@@ -183,7 +183,7 @@ extension DefaultsAdapter {
     /// Writes `value` for `key`, throwing if it cannot be stored.
     ///
     /// The value is on disk when this returns under the ``WritePolicy/immediate`` policy, and within the
-    /// policy's delay otherwise (call ``flush()`` to wait for it). Throws
+    /// policy's delay otherwise (call ``flush()-3b45i`` to wait for it). Throws
     /// ``DefaultsError/valueNotStorable(key:type:reason:)`` for a value with no stored form (the old value
     /// stays), and, under the immediate policy, ``DefaultsError/writeFailed(suite:key:reason:)`` when the file
     /// cannot be written (the value is kept and written again later).

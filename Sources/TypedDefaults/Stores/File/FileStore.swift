@@ -7,14 +7,14 @@ import Foundation
 /// adapter on the same file in the process.
 ///
 /// Reads come from an in-memory copy of the file and never wait for the file: a read that finds the copy
-/// older than ``freshnessInterval`` starts a check in the background, which reads and parses a changed file
+/// older than `freshnessInterval` (50 ms) starts a check in the background, which reads and parses a changed file
 /// outside the lock readers take and then swaps the new copy in. Writes go to the copy at once and to the
 /// file when flushed: under the suite's file lock, the current file is read, this process's changes are
 /// applied on top key by key, and the result replaces the file atomically. Nothing is dropped because it
 /// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried.
 ///
 /// No user code runs while any lock here is held: diagnostics are delivered after, observers are called on
-/// their own queues, and `modify` runs its transform outside the locks (see ``ReadModifyWrite``).
+/// their own queues, and `modify` runs its transform outside the locks (see `ReadModifyWrite`).
 ///
 /// ## Usage
 /// ```swift

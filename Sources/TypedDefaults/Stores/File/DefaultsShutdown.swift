@@ -5,7 +5,7 @@ import Dispatch
 /// TypedDefaults flushes every suite by itself at a normal exit, and before SIGTERM, SIGINT or SIGHUP end the
 /// program, if the program left those signals alone. A program that handles them (its own handler,
 /// `SIG_IGN` with a `DispatchSource`, swift-service-lifecycle) keeps its handling, and calls
-/// ``flushAll()`` once its last writes are made: then they are on disk however the program ends, even by
+/// ``flushAll()-2ivyt`` once its last writes are made: then they are on disk however the program ends, even by
 /// `_exit`, by raising the signal again, or by a `SIGKILL` after its grace period.
 ///
 /// ## Usage
@@ -37,7 +37,7 @@ public enum DefaultsShutdown {
         if let error = FileStore.flushAllBeforeExit(atExit: false) { throw error }
     }
 
-    /// Makes every pending write of every suite durable, like ``flushAll()``, without blocking a thread of
+    /// Makes every pending write of every suite durable, like ``flushAll()-2ivyt``, without blocking a thread of
     /// Swift's cooperative pool meanwhile (the flush can wait up to 5 s for another process's lock).
     ///
     /// ```swift

@@ -193,7 +193,7 @@ extension DefaultsAdapter {
     /// try Defaults.set(0.75, for: backup)
     /// ```
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
-        try write(DefaultsBatch(writes: [key.name: storedForm(of: value, for: key)]), key: key.name)
+        try write(.checked([key.name: storedForm(of: value, for: key)]), key: key.name)
         launchArguments.reportWriteIfOverridden(key.name, suite: suiteName)
     }
 
@@ -418,7 +418,7 @@ extension DefaultsAdapter {
     /// Removes the stored value for `key`; a failed write is reported as a diagnostic.
     public func reset<Value>(_ key: Key<Value>) {
         do {
-            try write(DefaultsBatch(writes: [key.name: nil]), key: key.name)
+            try write(.checked([key.name: nil]), key: key.name)
         } catch {
             report(.writeFailed, key: key.name, message: error.description)
         }

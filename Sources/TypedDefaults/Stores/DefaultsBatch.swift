@@ -12,7 +12,7 @@
 /// var values: [String: PropertyListValue] = ["launchCount": .integer(5)]
 /// batch.apply(to: &values)   // nil: the value is no longer 1, so nothing changes
 /// ```
-public struct DefaultsBatch: Sendable, Hashable {
+public struct DefaultsBatch: Sendable, Equatable {
     /// What a batch requires the store to hold before it applies.
     public enum Expectation: Sendable, Hashable {
         /// Each key holds the value given (`nil`: holds none); other keys may hold anything.
@@ -24,7 +24,12 @@ public struct DefaultsBatch: Sendable, Hashable {
     /// Whether every stored value is removed before ``writes`` apply.
     public var removesAll: Bool
     /// The value to store for each key, or `nil` to remove the key.
-    public var writes: [String: PropertyListValue?]
+    public var writes: [String: PropertyListValue?] {
+        didSet { isChecked = false }
+    }
+    /// Whether ``writes`` passed ``checkStorable()`` (the adapter checks what it writes before it makes a
+    /// batch), so that a store's own check costs nothing then.
+    var isChecked = false
     /// What the store must hold for the batch to apply; `nil` applies it whatever the store holds.
     public var expected: Expectation?
 
@@ -46,6 +51,40 @@ public struct DefaultsBatch: Sendable, Hashable {
     /// ```
     public init(replacingAllWith values: [String: PropertyListValue], expected: Expectation? = nil) {
         self.init(writes: values.mapValues { $0 }, removesAll: true, expected: expected)
+    }
+
+    /// Throws ``DefaultsError/valueNotStorable(key:type:reason:)`` for a key or value that a property-list
+    /// file cannot carry back exactly (a control character in a string, a value nested too deep, a date
+    /// outside the years 1 to 9999, …).
+    ///
+    /// The built-in stores check every batch they are given, so that a batch applied to them directly cannot
+    /// leave a file that no reader accepts; a store of your own may call this too.
+    ///
+    /// ```swift
+    /// try DefaultsBatch(writes: ["name": .string("bell\u{7}")]).checkStorable()   // throws
+    /// ```
+    public func checkStorable() throws(DefaultsError) {
+        guard !isChecked else { return }
+        for (key, value) in writes {
+            do {
+                _ = try PropertyListValue.checkText(key, what: "the key name")
+                _ = try value?.checkStorable()
+            } catch {
+                throw .valueNotStorable(key: key, type: "PropertyListValue", reason: "\(error)")
+            }
+        }
+    }
+
+    /// A batch of writes the adapter has already checked.
+    static func checked(_ writes: [String: PropertyListValue?]) -> DefaultsBatch {
+        var batch = DefaultsBatch(writes: writes)
+        batch.isChecked = true
+        return batch
+    }
+
+    /// Batches are equal when they write, remove and expect the same.
+    public static func == (lhs: DefaultsBatch, rhs: DefaultsBatch) -> Bool {
+        lhs.removesAll == rhs.removesAll && lhs.writes == rhs.writes && lhs.expected == rhs.expected
     }
 
     /// Whether `values` are what the batch expects (always, for a batch without expectations).

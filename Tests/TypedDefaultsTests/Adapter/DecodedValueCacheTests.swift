@@ -16,11 +16,11 @@ struct DecodedValueCacheTests {
         #expect(defaults[key: list] == [0.0], "read again, from the kept value")
 
         // Straight to the store, so the adapter hears nothing: only comparing the stored value can tell.
-        #expect(store.apply(DefaultsBatch(writes: ["list": .array([.double(-0.0)])])))
+        #expect(try store.apply(DefaultsBatch(writes: ["list": .array([.double(-0.0)])])))
         #expect(defaults[key: list].first?.sign == .minus, "-0.0 == 0.0, but it is another stored value")
 
         _ = defaults[key: name]
-        #expect(store.apply(DefaultsBatch(writes: ["list": .array([.double(1.5)])])))
+        #expect(try store.apply(DefaultsBatch(writes: ["list": .array([.double(1.5)])])))
         #expect(defaults[key: list] == [1.5])
     }
 

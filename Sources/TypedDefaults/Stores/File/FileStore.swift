@@ -346,6 +346,7 @@ public final class FileStore: DefaultsStore {
     /// Applies `batch`: in memory at once when it expects nothing (the file follows at the next ``flush()``),
     /// else to the file at once, under the file lock, so the expectation holds against every process.
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
+        try batch.checkStorable()
         guard batch.expected == nil else {
             loadIfNeeded()
             return try write { values in batch.apply(to: &values) != nil }

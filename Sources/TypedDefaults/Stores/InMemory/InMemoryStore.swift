@@ -43,8 +43,11 @@ public final class InMemoryStore: DefaultsStore {
     }
 
     /// Applies the batch and announces what it changed, under the lock so announcements keep their order.
-    public func apply(_ batch: DefaultsBatch) -> Bool {
-        values.withLock { values in
+    ///
+    /// Refuses what a suite's file would refuse, with the same error (``DefaultsBatch/checkStorable()``).
+    public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
+        try batch.checkStorable()
+        return values.withLock { values in
             guard let changed = batch.apply(to: &values) else { return false }
             changes.publish(changed)
             return true

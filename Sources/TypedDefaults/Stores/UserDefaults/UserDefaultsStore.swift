@@ -75,7 +75,8 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// Applies the batch and synchronizes it, with every other batch of this process's `UserDefaultsStore`s
     /// held back meanwhile; other processes do not take part (Foundation takes no lock).
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
-        try Self.withFoundation { () throws(DefaultsError) -> Bool in
+        try batch.checkStorable()
+        return try Self.withFoundation { () throws(DefaultsError) -> Bool in
             // Only the values the batch looks at are read: the whole domain costs a copy of it.
             var values: [String: PropertyListValue]
             if batch.involvesAllValues {

@@ -2,8 +2,9 @@ import Dispatch
 
 /// A property backed by a key: `@Default(\.theme) var theme` reads and writes `Defaults.theme`.
 ///
-/// Usable in any struct or class. With `.cached`, the value read is kept in the wrapper, so later reads do
-/// not go to the suite at all; writes through the wrapper update it. With `.observed` as well, the cached
+/// Usable in any struct or class. With `.cached`, the value read is kept, so later reads do not go to the
+/// suite at all; a write through the adapter the wrapper was made from (the wrapper included) drops it, and
+/// the next read fetches the new value. With `.observed` as well, the cached
 /// value follows every change of the key, however made (another adapter, another process, a person
 /// editing the file). The projected value observes the key: `$theme.observe { ... }`, `$theme.updates()`.
 ///
@@ -126,7 +127,7 @@ public struct DefaultOptions: OptionSet, Sendable, Hashable {
     /// Creates options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Keep the value read, so later reads do not go to the suite.
+    /// Keep the value read, so later reads do not go to the suite, until a write through the same adapter.
     public static let cached = DefaultOptions(rawValue: 1)
 
     /// Keep the cached value in step with every change of the key, in this process or another (implies

@@ -126,13 +126,10 @@ struct SuiteFile: Sendable {
 
     static func parse(_ data: Data) -> Result<[String: PropertyListValue], ParseProblem> {
         guard !data.isEmpty else { return .failure(ParseProblem(reason: "the file is empty")) }
-        let root: Any
-        do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
+        guard let root = PropertyListValue(propertyListData: data) else {
             return .failure(ParseProblem(reason: "it is not a property list (truncated, or another format)"))
         }
-        guard case .dictionary(let values)? = PropertyListValue(foundationObject: root) else {
+        guard case .dictionary(let values) = root else {
             return .failure(ParseProblem(reason: "its root is not a dictionary with string keys"))
         }
         return .success(values)

@@ -11,7 +11,12 @@ final class StoreConnection: Sendable {
     private let flushes = Locked(FlushState())
 
     private struct FlushState: Sendable {
+        /// A flush is arranged and has not started.
         var scheduled = false
+        /// A flush is running: a flush asked for meanwhile runs after it (within the delay asked for), not
+        /// beside it, so that a slow store never has more than one thread flushing it.
+        var running = false
+        var requested: Duration?
         var retryDelay: Duration = .milliseconds(250)
     }
 
@@ -25,32 +30,49 @@ final class StoreConnection: Sendable {
     /// The scheduled flush holds the connection, and so the store, until it has run.
     func scheduleFlush(within delay: Duration) {
         let schedule = flushes.withLock { state in
+            if state.running {
+                state.requested = min(state.requested ?? delay, delay)
+                return false
+            }
             defer { state.scheduled = true }
             return !state.scheduled
         }
         guard schedule else { return }
         DispatchQueue.global()
             .asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
-                flushes.withLock { $0.scheduled = false }
+                flushes.withLock { state in
+                    state.scheduled = false
+                    state.running = true
+                }
+                let failure: DefaultsError?
                 do throws(DefaultsError) {
                     try store.flush()
-                    flushes.withLock { $0.retryDelay = .milliseconds(250) }
+                    failure = nil
                 } catch {
-                    let retry = flushes.withLock { state in
-                        defer { state.retryDelay = min(state.retryDelay * 2, .seconds(30)) }
-                        return state.retryDelay
+                    failure = error
+                }
+                let (next, retry) = flushes.withLock { state -> (Duration?, Duration) in
+                    state.running = false
+                    defer { state.requested = nil }
+                    guard failure != nil else {
+                        state.retryDelay = .milliseconds(250)
+                        return (state.requested, state.retryDelay)
                     }
+                    defer { state.retryDelay = min(state.retryDelay * 2, .seconds(30)) }
+                    return (state.retryDelay, state.retryDelay)
+                }
+                if let failure {
                     DefaultsDiagnostics.report(
                         DefaultsDiagnostic(
                             kind: .writeFailed,
                             suite: store.name,
                             key: nil,
-                            message: "\(error.description); trying again in \(retry)"
+                            message: "\(failure.description); trying again in \(retry)"
                         ),
                         oncePerProcess: false
                     )
-                    scheduleFlush(within: retry)
                 }
+                if let next { scheduleFlush(within: next) }
             }
     }
 }

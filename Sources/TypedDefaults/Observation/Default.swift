@@ -3,8 +3,9 @@ import Dispatch
 /// A property backed by a key: `@Default(\.theme) var theme` reads and writes `Defaults.theme`.
 ///
 /// Usable in any struct or class. With `.cached`, the value read is kept, so later reads do not go to the
-/// suite at all; a write through the adapter the wrapper was made from (the wrapper included) drops it, and
-/// the next read fetches the new value. With `.observed` as well, the cached
+/// suite at all (a key's default is not kept: reading it costs one lookup in the suite); a write through the
+/// adapter the wrapper was made from (the wrapper included) drops it, and the next read fetches the new
+/// value. With `.observed` as well, the cached
 /// value follows every change of the key, however made (another adapter, another process, a person
 /// editing the file). The projected value observes the key: `$theme.observe { ... }`, `$theme.updates()`.
 ///
@@ -64,8 +65,10 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             let cache = adapter.connection.decoded
             let (kept, generation) = cache.trusted(forKey: key.name)
             if let value = kept?.value(as: Value.self) { return value }
-            let stored = adapter.storedValue(forKey: key.name)
-            let value = adapter.decode(stored, for: key)
+            // A default (nothing stored, or a stored value that is not a `Value`) is not kept: it is the key's
+            // own, and another key of the same name and type may have another.
+            guard let stored = adapter.storedValue(forKey: key.name) else { return key.defaultValue }
+            guard let value = adapter.decoded(stored, for: key) else { return key.defaultValue }
             // Only a value that holds no object, which every later reader would share.
             if ValueSemantics.holdsNoReferences(value) {
                 cache.keep(DecodedValue(value), forKey: key.name, from: stored, ifStill: generation)
@@ -106,7 +109,8 @@ private final class KeyFollower: Sendable {
         // store's lock.)
         let cache = connection.decoded
         store = connection.store
-        registration = store.changes.add(keys: [key]) { _ in cache.forget(key) }
+        // Even inside `withoutPropagation`: that keeps observers from hearing of a change, not the cache.
+        registration = store.changes.add(keys: [key], ignoringSuppression: true) { _ in cache.forget(key) }
     }
 
     deinit {

@@ -105,8 +105,9 @@ extension DefaultsAdapter {
             let typed = changes.map { DefaultsChange(key: $0.key, oldValue: $0.oldValue, newValue: $0.newValue) }
             observation?.deliver { handler(typed) }
         }
-        let changes = store.changes
-        observation.onInvalidate { changes.remove(registration) }
+        // Holding the store keeps the suite open (and its file watched) while the observation runs.
+        let store = self.store
+        observation.onInvalidate { store.changes.remove(registration) }
         return observation
     }
 
@@ -133,7 +134,7 @@ extension DefaultsAdapter {
     /// Runs `body` without announcing the changes it makes to observers in this process.
     ///
     /// Covers the changes `body` makes directly, on the current task, to any suite. Other processes still see
-    /// the new values when they are written.
+    /// the new values when they are written, and cached `@Default` properties with `.observed` still follow them.
     ///
     /// ```swift
     /// Defaults.withoutPropagation {

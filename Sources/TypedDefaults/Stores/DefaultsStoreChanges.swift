@@ -46,7 +46,8 @@ extension [String: PropertyListValue] {
 /// place is while it still holds the lock that ordered the change. That is safe: no user code runs inside
 /// `publish`, since observations only queue the change for their own queue, and cached `@Default`
 /// properties only drop their cached value. Changes made inside
-/// ``DefaultsAdapter/withoutPropagation(_:)`` on the publishing task are not announced.
+/// ``DefaultsAdapter/withoutPropagation(_:)`` on the publishing task reach no observer; cached `@Default`
+/// properties still drop their values, so they are never left stale.
 ///
 /// ## Usage
 /// ```swift
@@ -61,6 +62,8 @@ public final class DefaultsStoreChanges: Sendable {
 
     private struct Entry: Sendable {
         let keys: Set<String>?
+        /// Whether the listener hears changes made inside `withoutPropagation` too (a cache's, not an observer's).
+        let ignoresSuppression: Bool
         let listener: Listener
     }
 
@@ -93,19 +96,23 @@ public final class DefaultsStoreChanges: Sendable {
     /// changes.publish([DefaultsStoreChange(key: "theme", oldValue: nil, newValue: .string("dark"))])
     /// ```
     public func publish(_ changes: [DefaultsStoreChange]) {
-        guard !changes.isEmpty, !Propagation.isSuppressed else { return }
+        guard !changes.isEmpty else { return }
+        let suppressed = Propagation.isSuppressed
         let entries = state.withLock { Array($0.entries.values) }
-        for entry in entries {
+        for entry in entries where !suppressed || entry.ignoresSuppression {
             let relevant = entry.keys.map { keys in changes.filter { keys.contains($0.key) } } ?? changes
             if !relevant.isEmpty { entry.listener(relevant) }
         }
     }
 
     /// Registers `listener` for changes of `keys` (of every key for `nil`); returns its registration.
-    func add(keys: Set<String>?, _ listener: @escaping Listener) -> UInt64 {
+    ///
+    /// With `ignoringSuppression`, the listener hears changes made inside `withoutPropagation` too: a cache
+    /// that must drop what changed, whoever may be told.
+    func add(keys: Set<String>?, ignoringSuppression: Bool = false, _ listener: @escaping Listener) -> UInt64 {
         let (id, first) = state.withLock { state in
             state.nextID += 1
-            state.entries[state.nextID] = Entry(keys: keys, listener: listener)
+            state.entries[state.nextID] = Entry(keys: keys, ignoresSuppression: ignoringSuppression, listener: listener)
             return (state.nextID, state.entries.count == 1)
         }
         if first { observersChanged() }

@@ -224,15 +224,16 @@ public final class FileStore: DefaultsStore {
         return values
     }
 
-    /// Runs `mutate`, and queues an announcement of every value it changed (only when someone observes, and
-    /// not inside `withoutPropagation`); with `keys`, only those can have changed, and only they are compared.
+    /// Runs `mutate`, and queues an announcement of every value it changed (only when someone observes; inside
+    /// `withoutPropagation`, `publish` tells only caches); with `keys`, only those can have changed, and only
+    /// they are compared.
     func announcingChanges<Result, Failure>(
         _ state: inout State,
         onlyKeys keys: Dictionary<String, PropertyListValue?>.Keys? = nil,
         _ mutate: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         // The first reading of the file is no change: observers that arrived before it must not hear of one.
-        guard state.loaded, changes.hasObservers, !Propagation.isSuppressed else { return try mutate(&state) }
+        guard state.loaded, changes.hasObservers else { return try mutate(&state) }
         guard let keys else {
             let before = effectiveValues(state)
             let result = try mutate(&state)

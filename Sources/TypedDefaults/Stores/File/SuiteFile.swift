@@ -283,8 +283,12 @@ struct SuiteFile: Sendable {
         let prefix = "." + fileName + ".tmp-"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasPrefix(prefix) {
-            let writer = name.dropFirst(prefix.count).prefix { $0 != "-" }
-            guard let pid = pid_t(writer), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            // Exactly `<pid>-<serial>`: another suite may be named like one of these files, and its file (which
+            // ends in `.plist`) is not ours to remove.
+            let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, UInt64(parts[1]) != nil, let pid = pid_t(parts[0]), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
             unlink(directory + "/" + name)
         }
     }

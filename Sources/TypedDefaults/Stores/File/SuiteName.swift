@@ -42,6 +42,8 @@ enum SuiteName {
         func refuse(_ reason: String) -> DefaultsError { .invalidDirectory(directory.absoluteString, reason: reason) }
 
         guard directory.isFileURL else { throw refuse("it is not a file URL") }
+        // `file:relative/path` would otherwise be resolved against whatever the working directory is.
+        guard directory.path.hasPrefix("/") else { throw refuse("it is not an absolute path") }
         let path = directory.standardizedFileURL.path
         guard path.hasPrefix("/") else { throw refuse("it is not an absolute path") }
         if path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {

@@ -10,58 +10,107 @@ import Foundation
 /// write through the adapter or, with `.observed`, any change of the key drops it.
 @usableFromInline
 final class DecodedValueCache: Sendable {
+    /// What is kept for one key: a `@Default` property holds its key's slot, so its reads need no lookup.
     @usableFromInline
-    struct Entry: Sendable {
-        /// The stored value the value was decoded from; `nil` when nothing was stored (the key's default).
-        @usableFromInline var source: PropertyListValue?
-        @usableFromInline var decoded: AnyDecodedValue
+    final class Slot: @unchecked Sendable {
+        // Read and written only while holding the cache's `state` lock, which also rules out overlapping
+        // accesses: the run-time exclusivity check would only cost each read.
+        /// The stored value the value was decoded from.
+        @exclusivity(unchecked) @usableFromInline var source: PropertyListValue?
+        @exclusivity(unchecked) @usableFromInline var decoded: AnyDecodedValue?
+        /// The key's name, kept alive so that its bytes stand for it in the table of recent slots.
+        let name: String
+
+        init(name: String) { self.name = name }
     }
 
     @usableFromInline
     struct State: Sendable {
-        @usableFromInline var entries: [String: Entry] = [:]
+        /// Slots stay once made (dropping a value empties its slot), so the properties holding them stay
+        /// connected; there is one per key name read through a costly bridge or a cached property.
+        @usableFromInline var slots: [String: Slot] = [:]
         /// Counts dropped values, so that a value decoded before a drop is not kept after it.
         @usableFromInline var generation: UInt64 = 0
+        /// The slots found last, by the bits of their key's name: see ``slot(named:)``.
+        @usableFromInline var recent = [RecentSlot](repeating: RecentSlot(), count: DecodedValueCache.recentCount)
+
+        /// The slot of `key`, if there is one.
+        ///
+        /// Hashing the name for the dictionary would cost more than the rest of a read. A key's name is
+        /// usually a literal, the same 16 bytes on every read, so a table indexed by those bytes finds it
+        /// first. Two strings with the same 16 bytes hold the same text while both are alive (that is how
+        /// Swift's own `==` starts), and the table keeps the name it indexed alive.
+        @usableFromInline
+        mutating func slot(named key: String) -> Slot? {
+            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+            let index = Int(truncatingIfNeeded: ((bits.0 ^ bits.1) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+            if recent[index].bits == bits, let slot = recent[index].slot { return slot }
+            guard let slot = slots[key] else { return nil }
+            recent[index] = RecentSlot(bits: bits, slot: slot)
+            return slot
+        }
     }
+
+    /// A slot and the 16 bytes of its key's name (kept alive by the slot).
+    @usableFromInline
+    struct RecentSlot: Sendable {
+        @usableFromInline var bits: (UInt64, UInt64) = (0, 0)
+        @usableFromInline var slot: Slot?
+    }
+
+    /// Room for the slots found last: 64, a power of two the index above is shifted to.
+    static let recentCount = 64
 
     @usableFromInline let state = Locked(State())
 
     @usableFromInline
     init() {}
 
-    /// The value kept for `key` if it was decoded from `source` (the value the store holds now).
-    @usableFromInline
-    func decoded(forKey key: String, from source: PropertyListValue) -> AnyDecodedValue? {
+    /// The value kept for `key` if it is a `Value` decoded from `source` (the value the store holds now).
+    @inlinable
+    func value<Value>(forKey key: String, from source: PropertyListValue, as type: Value.Type) -> Value? {
         state.withLock { state in
-            guard let entry = state.entries[key], let kept = entry.source else { return nil }
-            // The same storage compares at once; equal contents in new storage (the file was read again) are
-            // compared once, and the entry then points at the new storage.
-            guard kept.isIdentical(to: source) else { return nil }
-            state.entries[key]?.source = source
-            return entry.decoded
+            guard let slot = state.slot(named: key), slot.holds(source) else { return nil }
+            return slot.decoded?.value(as: Value.self)
         }
     }
 
-    /// The value kept for `key`, whatever the store holds now, and the generation to keep a new one at.
-    @usableFromInline
-    func trusted(forKey key: String) -> (decoded: AnyDecodedValue?, generation: UInt64) {
-        state.withLock { ($0.entries[key]?.decoded, $0.generation) }
+    /// The slot of `key`, made if there is none yet.
+    func slot(forKey key: String) -> Slot {
+        state.withLock { state in
+            if let slot = state.slot(named: key) { return slot }
+            let slot = Slot(name: key)
+            state.slots[key] = slot
+            return slot
+        }
     }
 
     @usableFromInline
     var generation: UInt64 { state.withLock { $0.generation } }
 
-    /// Keeps `decoded`, decoded from `source`, unless a value was dropped since `generation`.
+    /// Keeps `decoded`, decoded from `source`, for `key` (in `slot`, if the caller holds it), unless a value
+    /// was dropped since `generation`.
     @usableFromInline
     func keep(
         _ decoded: AnyDecodedValue,
         forKey key: String,
-        from source: PropertyListValue?,
+        in slot: Slot? = nil,
+        from source: PropertyListValue,
         ifStill generation: UInt64
     ) {
         state.withLock { state in
             guard state.generation == generation else { return }
-            state.entries[key] = Entry(source: source, decoded: decoded)
+            let target: Slot
+            if let slot {
+                target = slot
+            } else if let existing = state.slot(named: key) {
+                target = existing
+            } else {
+                target = Slot(name: key)
+                state.slots[key] = target
+            }
+            target.source = source
+            target.decoded = decoded
         }
     }
 
@@ -69,8 +118,29 @@ final class DecodedValueCache: Sendable {
     func forget(_ key: String?) {
         state.withLock { state in
             state.generation &+= 1
-            if let key { state.entries[key] = nil } else { state.entries.removeAll() }
+            guard !state.slots.isEmpty else { return }
+            if let key {
+                state.slot(named: key)?.empty()
+            } else {
+                for slot in state.slots.values { slot.empty() }
+            }
         }
+    }
+}
+
+extension DecodedValueCache.Slot {
+    /// Whether the value kept was decoded from `source`; call holding the cache's lock.
+    ///
+    /// The same storage compares at once; equal contents in new storage (the file was read again) compare
+    /// byte for byte.
+    @usableFromInline
+    func holds(_ source: PropertyListValue) -> Bool {
+        self.source?.isIdentical(to: source) ?? false
+    }
+
+    fileprivate func empty() {
+        source = nil
+        decoded = nil
     }
 }
 
@@ -86,7 +156,7 @@ class AnyDecodedValue: @unchecked Sendable {
 
     /// The value, if it is a `Value`.
     @inlinable
-    func value<Value>(as: Value.Type) -> Value? {
+    final func value<Value>(as: Value.Type) -> Value? {
         guard type == ObjectIdentifier(Value.self) else { return nil }
         return unsafeDowncast(self, to: DecodedValue<Value>.self).value
     }

@@ -33,15 +33,22 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     @usableFromInline let launchArguments: LaunchArguments
     let writePolicy: WritePolicy
 
+    // The store and the cache are held here as well as in the connection: a read through the adapter then
+    // needs no retain of either.
+
     /// The store the adapter reads and writes.
     ///
     /// ```swift
     /// print(Defaults.store.name)   // "standard"
     /// ```
-    public var store: any DefaultsStore { connection.store }
+    public let store: any DefaultsStore
+    /// The connection's cache of decoded values.
+    @usableFromInline let decodedValues: DecodedValueCache
 
     init(connection: StoreConnection, keyStore: KeyStore, launchArguments: LaunchArguments, writePolicy: WritePolicy) {
         self.connection = connection
+        self.store = connection.store
+        self.decodedValues = connection.decoded
         self.keyStore = keyStore
         self.launchArguments = launchArguments
         self.writePolicy = writePolicy
@@ -193,7 +200,7 @@ extension DefaultsAdapter {
     /// try Defaults.set(0.75, for: backup)
     /// ```
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
-        try write(.checked([key.name: storedForm(of: value, for: key)]), key: key.name)
+        try write(.checked(key.name, storedForm(of: value, for: key)), key: key.name)
         launchArguments.reportWriteIfOverridden(key.name, suite: suiteName)
     }
 
@@ -312,25 +319,24 @@ extension DefaultsAdapter {
 
     @inlinable
     func value<Value>(for key: Key<Value>) -> Value {
-        if let override = launchArguments.value(for: key, suite: suiteName) { return override }
+        if let override = launchArguments.value(for: key, suite: { suiteName }) { return override }
         guard Value.bridge.decodesAtACost else { return decode(storedValue(forKey: key.name), for: key) }
         // A costly bridge's value is kept beside the stored one and decoded again only when that changes.
         guard let stored = storedValue(forKey: key.name) else { return key.defaultValue }
-        let cache = connection.decoded
-        if let kept = cache.decoded(forKey: key.name, from: stored)?.value(as: Value.self) { return kept }
-        let generation = cache.generation
+        if let kept = decodedValues.value(forKey: key.name, from: stored, as: Value.self) { return kept }
+        let generation = decodedValues.generation
         guard let value = decoded(stored, for: key) else { return key.defaultValue }
         if ValueSemantics.holdsNoReferences(value) {
-            cache.keep(DecodedValue(value), forKey: key.name, from: stored, ifStill: generation)
+            decodedValues.keep(DecodedValue(value), forKey: key.name, from: stored, ifStill: generation)
         }
         return value
     }
 
     @usableFromInline
-    var suiteName: String { connection.store.name }
+    var suiteName: String { store.name }
 
     @usableFromInline
-    func storedValue(forKey key: String) -> PropertyListValue? { connection.store.value(forKey: key) }
+    func storedValue(forKey key: String) -> PropertyListValue? { store.value(forKey: key) }
 
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
     @inlinable
@@ -418,7 +424,7 @@ extension DefaultsAdapter {
     /// Removes the stored value for `key`; a failed write is reported as a diagnostic.
     public func reset<Value>(_ key: Key<Value>) {
         do {
-            try write(.checked([key.name: nil]), key: key.name)
+            try write(.checked(key.name, nil), key: key.name)
         } catch {
             report(.writeFailed, key: key.name, message: error.description)
         }

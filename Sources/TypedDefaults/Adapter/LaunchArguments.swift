@@ -58,9 +58,9 @@ public struct LaunchArguments: Sendable {
 
     /// The override for `key`, decoded by its bridge; `nil` if there is none or it does not parse.
     @inlinable
-    func value<Value: DefaultsSerializable>(for key: Key<Value>, suite: String) -> Value? {
+    func value<Value: DefaultsSerializable>(for key: Key<Value>, suite: () -> String) -> Value? {
         guard !values.isEmpty, let text = values[key.name] else { return nil }
-        return parse(text, for: key, suite: suite)
+        return parse(text, for: key, suite: suite())
     }
 
     @usableFromInline

@@ -24,7 +24,8 @@ import Dispatch
 public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     @usableFromInline let adapter: DefaultsAdapter<DefaultsKeys>
     @usableFromInline let key: Key<Value>
-    @usableFromInline let cached: Bool
+    /// With `.cached`, where the value is kept: its key's slot in the adapter's cache.
+    @usableFromInline let slot: DecodedValueCache.Slot?
     /// With `.observed`, drops the kept value on every change of the key, while any copy of the wrapper lives.
     private let following: KeyFollower?
 
@@ -51,27 +52,28 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             launchArguments: adapter.launchArguments,
             writePolicy: adapter.writePolicy
         )
-        self.cached = !options.isEmpty
+        self.slot = options.isEmpty ? nil : adapter.connection.decoded.slot(forKey: key.name)
         self.following = options.contains(.observed) ? KeyFollower(key: key.name, connection: adapter.connection) : nil
     }
 
     /// The key's value.
     public var wrappedValue: Value {
         @inlinable get {
-            guard cached else { return adapter[key: key] }
-            if let override = adapter.launchArguments.value(for: key, suite: adapter.suiteName) { return override }
+            guard let slot else { return adapter[key: key] }
+            if let override = adapter.launchArguments.value(for: key, suite: { adapter.suiteName }) { return override }
             // The adapter's own cache, trusted without asking the store: a write through the adapter, or with
-            // `.observed` any change of the key, drops the value kept.
-            let cache = adapter.connection.decoded
-            let (kept, generation) = cache.trusted(forKey: key.name)
-            if let value = kept?.value(as: Value.self) { return value }
+            // `.observed` any change of the key, drops the value kept. The property holds its key's slot.
+            let cache = adapter.decodedValues
+            // Copied out under the lock, which needs no reference to the kept value.
+            let (kept, generation) = cache.state.withLock { (slot.decoded?.value(as: Value.self), $0.generation) }
+            if let kept { return kept }
             // A default (nothing stored, or a stored value that is not a `Value`) is not kept: it is the key's
             // own, and another key of the same name and type may have another.
             guard let stored = adapter.storedValue(forKey: key.name) else { return key.defaultValue }
             guard let value = adapter.decoded(stored, for: key) else { return key.defaultValue }
             // Only a value that holds no object, which every later reader would share.
             if ValueSemantics.holdsNoReferences(value) {
-                cache.keep(DecodedValue(value), forKey: key.name, from: stored, ifStill: generation)
+                cache.keep(DecodedValue(value), forKey: key.name, in: slot, from: stored, ifStill: generation)
             }
             return value
         }

@@ -25,8 +25,25 @@ public struct DefaultsBatch: Sendable, Equatable {
     public var removesAll: Bool
     /// The value to store for each key, or `nil` to remove the key.
     public var writes: [String: PropertyListValue?] {
-        didSet { isChecked = false }
+        get {
+            switch storage {
+            case .one(let key, let value): [key: value]
+            case .many(let writes): writes
+            }
+        }
+        set {
+            storage = .many(newValue)
+            isChecked = false
+        }
     }
+
+    /// The writes, without a dictionary for the adapter's batches of one write (the common case).
+    private enum Writes: Sendable {
+        case one(String, PropertyListValue?)
+        case many([String: PropertyListValue?])
+    }
+
+    private var storage: Writes
     /// Whether ``writes`` passed ``checkStorable()`` (the adapter checks what it writes before it makes a
     /// batch), so that a store's own check costs nothing then.
     var isChecked = false
@@ -39,7 +56,7 @@ public struct DefaultsBatch: Sendable, Equatable {
     /// let batch = DefaultsBatch(writes: ["theme": .string("dark"), "legacyTheme": nil])
     /// ```
     public init(writes: [String: PropertyListValue?] = [:], removesAll: Bool = false, expected: Expectation? = nil) {
-        self.writes = writes
+        self.storage = .many(writes)
         self.removesAll = removesAll
         self.expected = expected
     }
@@ -65,7 +82,7 @@ public struct DefaultsBatch: Sendable, Equatable {
     /// ```
     public func checkStorable() throws(DefaultsError) {
         guard !isChecked else { return }
-        for (key, value) in writes {
+        try forEachWrite { key, value throws(DefaultsError) in
             do {
                 _ = try PropertyListValue.checkText(key, what: "the key name")
                 _ = try value?.checkStorable()
@@ -75,11 +92,20 @@ public struct DefaultsBatch: Sendable, Equatable {
         }
     }
 
-    /// A batch of writes the adapter has already checked.
-    static func checked(_ writes: [String: PropertyListValue?]) -> DefaultsBatch {
-        var batch = DefaultsBatch(writes: writes)
+    /// A batch of one write the adapter has already checked.
+    static func checked(_ key: String, _ value: PropertyListValue?) -> DefaultsBatch {
+        var batch = DefaultsBatch()
+        batch.storage = .one(key, value)
         batch.isChecked = true
         return batch
+    }
+
+    /// The keys the batch writes or removes.
+    var writtenKeys: [String] {
+        switch storage {
+        case .one(let key, _): [key]
+        case .many(let writes): Array(writes.keys)
+        }
     }
 
     /// Batches are equal when they write, remove and expect the same.
@@ -122,9 +148,7 @@ public struct DefaultsBatch: Sendable, Equatable {
             return before.changes(to: values)
         }
         var before: [String: PropertyListValue] = [:]
-        for (key, new) in writes {
-            before[key] = values.updateValue(forKeyOrRemoving: key, new)
-        }
+        forEachWrite { key, new in before[key] = values.updateValue(forKeyOrRemoving: key, new) }
         return before.changes(to: writes.compactMapValues { $0 })
     }
 
@@ -141,7 +165,12 @@ public struct DefaultsBatch: Sendable, Equatable {
     }
 
     /// Whether the batch changes nothing whatever the store holds.
-    public var isEmpty: Bool { !removesAll && writes.isEmpty }
+    public var isEmpty: Bool {
+        switch storage {
+        case .one: false
+        case .many(let writes): !removesAll && writes.isEmpty
+        }
+    }
 }
 
 extension [String: PropertyListValue] {
@@ -150,5 +179,17 @@ extension [String: PropertyListValue] {
         -> PropertyListValue?
     {
         if let value { updateValue(value, forKey: key) } else { removeValue(forKey: key) }
+    }
+}
+
+extension DefaultsBatch {
+    /// Calls `body` with each write: a key and its value, `nil` to remove the key.
+    func forEachWrite<Failure>(_ body: (String, PropertyListValue?) throws(Failure) -> Void) throws(Failure) {
+        switch storage {
+        case .one(let key, let value):
+            try body(key, value)
+        case .many(let writes):
+            for (key, value) in writes { try body(key, value) }
+        }
     }
 }

@@ -7,9 +7,10 @@ import Foundation
 /// use of it as a race.
 @usableFromInline
 final class Locked<State: Sendable>: @unchecked Sendable {
-    // `state` is only read or written while holding `lock`.
+    // `state` is only read or written while holding `lock`, which also rules out overlapping accesses: the
+    // run-time exclusivity check would only add to every use.
     @usableFromInline let lock = NSLock()
-    @usableFromInline var state: State
+    @exclusivity(unchecked) @usableFromInline var state: State
 
     @usableFromInline
     init(_ state: State) {

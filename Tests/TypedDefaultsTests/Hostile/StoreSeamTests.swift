@@ -424,10 +424,10 @@ extension Hostile {
             let directory = TemporaryConfigDirectory()
             let foundation = UserDefaultsStore(UserDefaults(suiteName: directory.url.path + "/batches")!)
             for store in [InMemoryStore() as any DefaultsStore, foundation] {
-                var batch = DefaultsBatch.checked(["fine": .string("ok")])
+                var batch = DefaultsBatch.checked("fine", .string("ok"))
                 batch.writes["fine"] = .string("bell\u{7}")
                 #expect(throws: DefaultsError.self) { try store.apply(batch) }
-                var renamed = DefaultsBatch.checked(["fine": .string("ok")])
+                var renamed = DefaultsBatch.checked("fine", .string("ok"))
                 renamed.writes = ["bad\u{1}key": .integer(1)]
                 #expect(throws: DefaultsError.self) { try store.apply(renamed) }
                 #expect(store.value(forKey: "fine") == nil)

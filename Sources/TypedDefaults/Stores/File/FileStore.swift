@@ -229,12 +229,12 @@ public final class FileStore: DefaultsStore {
     /// they are compared.
     func announcingChanges<Result, Failure>(
         _ state: inout State,
-        onlyKeys keys: Dictionary<String, PropertyListValue?>.Keys? = nil,
+        onlyKeys keys: @autoclosure () -> [String]? = nil,
         _ mutate: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         // The first reading of the file is no change: observers that arrived before it must not hear of one.
         guard state.loaded, changes.hasObservers else { return try mutate(&state) }
-        guard let keys else {
+        guard let keys = keys() else {
             let before = effectiveValues(state)
             let result = try mutate(&state)
             state.announcements += before.changes(to: effectiveValues(state))
@@ -354,14 +354,15 @@ public final class FileStore: DefaultsStore {
         }
         if batch.removesAll { loadIfNeeded() }
         withState { state in
-            announcingChanges(&state, onlyKeys: batch.removesAll ? nil : batch.writes.keys) { state in
+            announcingChanges(&state, onlyKeys: batch.removesAll ? nil : batch.writtenKeys) { state in
                 state.generation += 1
                 if batch.removesAll {
                     state.pending.removeAll()
                     state.pendingClear = state.generation
                 }
-                for (key, value) in batch.writes {
-                    state.pending[key] = PendingWrite(value: value, generation: state.generation)
+                let generation = state.generation
+                batch.forEachWrite { key, value in
+                    state.pending[key] = PendingWrite(value: value, generation: generation)
                 }
             }
         }

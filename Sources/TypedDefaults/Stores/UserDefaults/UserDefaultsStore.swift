@@ -83,7 +83,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                 values = storedValues()
             } else {
                 values = [:]
-                let keys = Set(batch.writes.keys).union(batch.expectedKeys)
+                let keys = Set(batch.writtenKeys).union(batch.expectedKeys)
                 for key in keys { values[key] = currentValue(forKey: key) }
             }
             guard let changed = batch.apply(to: &values) else { return false }
@@ -94,7 +94,8 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                     defaults.removeObject(forKey: change.key)
                 }
             }
-            try synchronize(key: batch.writes.count == 1 ? batch.writes.keys.first : nil)
+            let written = batch.writtenKeys
+            try synchronize(key: written.count == 1 ? written[0] : nil)
             changes.publish(changed)
             return true
         }

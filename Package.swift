@@ -28,5 +28,7 @@ let package = Package(
             name: "TypedDefaultsTests",
             dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper", "DefaultsTool"]
         ),
+        // Imports TypedDefaults without @testable: stores written outside the package, on the public API only.
+        .testTarget(name: "StoreConformanceTests", dependencies: ["TypedDefaults", "TypedDefaultsTesting"]),
     ]
 )

@@ -6,11 +6,14 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "TypedDefaults", targets: ["TypedDefaults"]),
+        .library(name: "TypedDefaultsTesting", targets: ["TypedDefaultsTesting"]),
         .executable(name: "typed-defaults-demo", targets: ["TypedDefaultsDemo"]),
         .executable(name: "defaults", targets: ["DefaultsTool"]),
     ],
     targets: [
         .target(name: "TypedDefaults"),
+        // The conformance kit and FaultyStore, for testing stores and the code that uses them.
+        .target(name: "TypedDefaultsTesting", dependencies: ["TypedDefaults"]),
         .executableTarget(name: "TypedDefaultsDemo", dependencies: ["TypedDefaults"]),
         .executableTarget(name: "DefaultsTool", dependencies: ["TypedDefaults"]),
 
@@ -25,5 +28,7 @@ let package = Package(
             name: "TypedDefaultsTests",
             dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper", "DefaultsTool"]
         ),
+        // Imports TypedDefaults without @testable: stores written outside the package, on the public API only.
+        .testTarget(name: "StoreConformanceTests", dependencies: ["TypedDefaults", "TypedDefaultsTesting"]),
     ]
 )

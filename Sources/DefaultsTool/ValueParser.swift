@@ -88,7 +88,8 @@ struct ValueParser {
             guard let value = PropertyListValue.date(fromText: text) else {
                 throw invalid("a date (such as 2026-11-21T08:26:05Z or \"2026-11-21 08:26:05 +0000\")")
             }
-            return .date(value)
+            // A property-list <date> holds whole seconds, as macOS's `defaults` stores it.
+            return .date(Date(timeIntervalSinceReferenceDate: value.timeIntervalSinceReferenceDate.rounded(.down)))
         default:  // -data
             guard let value = PropertyListValue.data(fromHex: text) else {
                 throw invalid("hexadecimal data (such as 0a1b2c)")

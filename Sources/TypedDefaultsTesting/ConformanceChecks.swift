@@ -244,9 +244,6 @@ extension DefaultsStoreConformance.Check {
     /// up to 200 times (fewer on a slow store: the check stops starting increments after half a second),
     /// leave exactly as many increments as succeeded, and every increment returns a different count.
     ///
-    /// A `modify` that gives up because other threads won the race every time it tried wrote nothing; the
-    /// check tries it again and records a warning, since that limit is the adapter's, not the store's.
-    ///
     /// `modify` stores its result with a batch that expects the value it read, so this holds when the store
     /// checks expectations and applies writes in one atomic step.
     ///
@@ -262,33 +259,15 @@ extension DefaultsStoreConformance.Check {
         let counter = "conformance.counter"
         let results = Guarded<[Int]>([])
         let errors = Guarded<[String]>([])
-        let gaveUp = Guarded<(count: Int, attempts: Int)>((0, 0))
         await onThreads(threads) { _ in
             let adapter = subject.adapter()
             var mine: [Int] = []
             mine.reserveCapacity(200)
             for round in 0..<200 where round < 5 || ContinuousClock.now < deadline {
-                // A modify that gives up, having lost the race to other threads every time, wrote nothing and
-                // is tried again: that is the adapter's limit on retries, not the store's doing.
-                for retry in 1...5 {
-                    let before = subject.store.value(forKey: counter)
-                    var attempts = 0
-                    do {
-                        mine.append(
-                            try adapter.modify(\.counter) {
-                                attempts += 1
-                                $0 += 1
-                            }
-                        )
-                        break
-                    } catch {
-                        guard attempts > 1, !subject.store.value(forKey: counter).isIdentical(to: before) else {
-                            errors.withLock { $0.append("\(error)") }
-                            break
-                        }
-                        gaveUp.withLock { $0 = ($0.count + 1, max($0.attempts, attempts)) }
-                        if retry == 5 { errors.withLock { $0.append("\(error), 5 times in a row") } }
-                    }
+                do {
+                    mine.append(try adapter.modify(\.counter) { $0 += 1 })
+                } catch {
+                    errors.withLock { $0.append("\(error)") }
                 }
             }
             results.withLock { $0 += mine }
@@ -296,14 +275,6 @@ extension DefaultsStoreConformance.Check {
         let thrown = errors.withLock { $0 }
         if let first = thrown.first {
             subject.fail("modify threw \(thrown.count) times, first: \(first)")
-        }
-        let contention = gaveUp.withLock { $0 }
-        if contention.count > 0 {
-            subject.warn(
-                "modify gave up \(contention.count) times after \(contention.attempts) attempts, each lost to another "
-                    + "thread's increment; the kit tried those calls again. This is DefaultsAdapter's limit on retries "
-                    + "under contention, not a fault of the store"
-            )
         }
         let counts = results.withLock { $0 }
         let stored = subject.store.value(forKey: counter)

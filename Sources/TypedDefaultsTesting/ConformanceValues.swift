@@ -84,11 +84,6 @@ extension ValueProbe {
         ValueProbe("raw.unsignedMax", PropertyListValue.unsignedInteger(.max), default: .bool(false)),
         ValueProbe("raw.bool", PropertyListValue.bool(true), default: .bool(false)),
         ValueProbe(
-            "raw.date",
-            PropertyListValue.date(Date(timeIntervalSinceReferenceDate: 86_400.25)),
-            default: .bool(false)
-        ),
-        ValueProbe(
             "raw.wholeSecondDate",
             PropertyListValue.date(Date(timeIntervalSinceReferenceDate: -86_400)),
             default: .bool(false)

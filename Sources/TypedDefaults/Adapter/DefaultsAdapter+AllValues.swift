@@ -30,6 +30,7 @@ extension DefaultsAdapter {
     /// }
     /// ```
     public func modifyStoredValues(_ body: (inout [String: PropertyListValue]) -> Void) throws(DefaultsError) {
+        ReadModifyWrite.noteWrite(to: store, key: nil)
         defer { connection.decoded.forget(nil) }
         try store.modifyAll { values throws(DefaultsError) in
             body(&values)

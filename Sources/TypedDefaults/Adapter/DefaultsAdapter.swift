@@ -236,6 +236,7 @@ extension DefaultsAdapter {
     @discardableResult
     public func modify<Value>(_ key: Key<Value>, _ body: (inout Value) -> Void) throws(DefaultsError) -> Value {
         var result = key.defaultValue
+        ReadModifyWrite.noteWrite(to: store, key: key.name)
         try store.modify(key.name) { stored throws(DefaultsError) in
             var value = decode(stored, for: key)
             body(&value)
@@ -303,6 +304,7 @@ extension DefaultsAdapter {
     /// Applies `batch` to the store and makes it durable now or soon, as the policy says; an immediate write
     /// that fails is retried later.
     func write(_ batch: DefaultsBatch, key: String?) throws(DefaultsError) {
+        ReadModifyWrite.noteWrite(to: store, key: key)
         _ = try store.apply(batch)
         connection.decoded.forget(key)
         guard let delay = writePolicy.delay else {

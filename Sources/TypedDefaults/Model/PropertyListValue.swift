@@ -138,12 +138,20 @@ extension PropertyListValue {
         case .double:
             size += 37  // <real>-2.2250738585072014e-308</real>
         case .date(let date):
-            // Whole seconds are written; NaN fails both comparisons.
+            // NaN fails both comparisons.
             let seconds = date.timeIntervalSinceReferenceDate.rounded(.down)
             guard seconds >= Self.earliestDate && seconds <= Self.latestDate else {
                 throw DefaultsBridgeError(
                     "the date \(date.timeIntervalSinceReferenceDate) seconds from 2001 is not between "
                         + "0001-01-01 and 9999-12-31, the years a property-list <date> holds for every reader"
+                )
+            }
+            // A fraction would be kept in memory and lost in the file: refused, so every reader agrees.
+            guard seconds == date.timeIntervalSinceReferenceDate else {
+                throw DefaultsBridgeError(
+                    "the date \(date.timeIntervalSinceReferenceDate) seconds from 2001 has a fraction of a second, "
+                        + "which a property-list <date> cannot hold (it keeps whole seconds); round it, or store it "
+                        + "through a Key<Date>, which keeps every bit"
                 )
             }
             size += 33  // <date>2001-01-01T00:00:00Z</date>

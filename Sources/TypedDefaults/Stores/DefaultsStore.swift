@@ -106,30 +106,37 @@ extension DefaultsStore {
         _ key: String,
         _ transform: (PropertyListValue?) throws(DefaultsError) -> PropertyListValue?
     ) throws(DefaultsError) {
-        try ReadModifyWrite.run(store: self, key: key, from: value(forKey: key), transform) {
-            expected,
-            new throws(DefaultsError) in
-            try apply(DefaultsBatch(writes: [key: new], expected: .values([key: expected])))
-        } current: {
-            value(forKey: key)
-        }
+        try ReadModifyWrite.run(
+            store: self,
+            key: key,
+            from: value(forKey: key),
+            transform,
+            same: { $0.isIdentical(to: $1) },
+            commit: { expected, new throws(DefaultsError) in
+                try apply(DefaultsBatch(writes: [key: new], expected: .values([key: expected])))
+            },
+            current: { value(forKey: key) }
+        )
     }
 
     /// Replaces all the store's values with what `transform` makes of them, as one atomic step.
     func modifyAll(
         _ transform: (inout [String: PropertyListValue]) throws(DefaultsError) -> Void
     ) throws(DefaultsError) {
-        let inPlace = { (values: [String: PropertyListValue]) throws(DefaultsError) in
-            var values = values
-            try transform(&values)
-            return values
-        }
-        try ReadModifyWrite.run(store: self, key: nil, from: snapshot(), inPlace) {
-            expected,
-            new throws(DefaultsError) in
-            try apply(DefaultsBatch(replacingAllWith: new, expected: .snapshot(expected)))
-        } current: {
-            snapshot()
-        }
+        try ReadModifyWrite.run(
+            store: self,
+            key: nil,
+            from: snapshot(),
+            { values throws(DefaultsError) in
+                var values = values
+                try transform(&values)
+                return values
+            },
+            same: { $0.isIdentical(to: $1) },
+            commit: { expected, new throws(DefaultsError) in
+                try apply(DefaultsBatch(replacingAllWith: new, expected: .snapshot(expected)))
+            },
+            current: { snapshot() }
+        )
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one way a value changes from what it was, on any store: optimistically, with user code outside all locks.
 ///
 /// The transform (a `modify` body, and the bridges around it) is user code, and user code may use the very
@@ -6,35 +8,91 @@
 /// runs the transform again on the newer value. The result is exact under any contention, in one process or
 /// many; the transform may run more than once.
 enum ReadModifyWrite {
-    /// How many times the value may change under a transform before the read-modify-write gives up: far
-    /// more than contention between writers causes, and the sure sign of a transform that writes the very
-    /// value it modifies (which would otherwise never settle).
-    static let maximumAttempts = 100
+    /// How many times a store may refuse a commit while the value stays the one the transform saw before the
+    /// read-modify-write gives up: a store that refuses for no reason would otherwise never settle.
+    static let maximumStalls = 100
+
+    /// How many times other writers may change the value under a transform before the read-modify-write
+    /// gives up; past the first few, attempts back off, so contention this long takes seconds.
+    static let maximumAttempts = 10_000
+
+    /// The read-modify-write running on this task, so that a write its own transform makes to the very
+    /// value it modifies is caught at once rather than taken for contention.
+    @TaskLocal static var running: Scope?
+
+    /// One read-modify-write, for ``noteWrite(to:key:)``.
+    final class Scope: @unchecked Sendable {
+        // `wroteItsOwnValue` is set only on the task that runs the transform, and read there after it.
+        let store: ObjectIdentifier
+        let key: String?
+        var wroteItsOwnValue = false
+
+        init(store: ObjectIdentifier, key: String?) {
+            self.store = store
+            self.key = key
+        }
+    }
+
+    /// Notes a write of `key` (of every key, with `nil`) to `store` by code running inside a transform.
+    static func noteWrite(to store: some DefaultsStore, key: String?) {
+        guard let running, running.store == ObjectIdentifier(store) else { return }
+        if running.key == nil || key == nil || running.key == key { running.wroteItsOwnValue = true }
+    }
 
     /// Runs `transform` on `current`, then `commit`, until a commit finds the value unchanged.
     ///
     /// `commit(expected, new)` stores `new` and returns `true` if the value is still `expected`, else returns
-    /// `false` without storing anything; `current` then reads the newer value. Throws
-    /// ``DefaultsError/writeFailed(suite:key:reason:)`` after ``maximumAttempts`` changes.
+    /// `false` without storing anything; `current` then reads the newer value, and `same` tells whether it
+    /// changed. Throws ``DefaultsError/writeFailed(suite:key:reason:)`` when the transform writes the value
+    /// itself, after ``maximumStalls`` refusals of an unchanged value, or after ``maximumAttempts`` in all.
     static func run<Value>(
         store: some DefaultsStore,
         key: String?,
         from current: Value,
         _ transform: (Value) throws(DefaultsError) -> Value,
+        same: (Value, Value) -> Bool,
         commit: (_ expected: Value, _ new: Value) throws(DefaultsError) -> Bool,
         current read: () -> Value
     ) throws(DefaultsError) {
         var expected = current
-        for _ in 0..<maximumAttempts {
-            let new = try transform(expected)
+        var stalls = 0
+        for attempt in 0..<maximumAttempts {
+            let scope = Scope(store: ObjectIdentifier(store), key: key)
+            let new: Value
+            do {
+                new = try $running.withValue(scope) { try transform(expected) }
+            } catch let error as DefaultsError {
+                throw error
+            } catch {
+                // Only `transform` throws, and only `DefaultsError`; `withValue` forgets the type.
+                throw .writeFailed(suite: store.name, key: key, reason: "\(error)")
+            }
+            if scope.wroteItsOwnValue {
+                throw .writeFailed(
+                    suite: store.name,
+                    key: key,
+                    reason: "the modify body wrote the value it modifies, so nothing more was written; change it "
+                        + "through the body's argument instead"
+                )
+            }
             if try commit(expected, new) { return }
-            expected = read()
+            let newer = read()
+            if same(newer, expected) {
+                stalls += 1
+                guard stalls < maximumStalls else { break }
+            }
+            expected = newer
+            // Other writers got there first: past a few rounds, wait a little (up to a millisecond, at random)
+            // so that one of them finishes rather than all of them starting over together.
+            if attempt >= 4 { usleep(UInt32.random(in: 0...(1 << UInt32(min(attempt, 10))))) }
         }
         throw .writeFailed(
             suite: store.name,
             key: key,
-            reason: "the value changed \(maximumAttempts) times while modify ran, so nothing was written; does the "
-                + "modify body write the value it modifies? Change it through the body's argument instead"
+            reason: stalls >= maximumStalls
+                ? "the store refused the write \(maximumStalls) times though the value did not change, so nothing "
+                    + "was written"
+                : "the value changed \(maximumAttempts) times while modify ran, so nothing was written"
         )
     }
 }

@@ -152,7 +152,7 @@ extension Hostile {
                     }
                 }
             )
-            #expect("\(String(describing: outcome.withLock { $0 }))".contains("does the modify body write"))
+            #expect("\(String(describing: outcome.withLock { $0 }))".contains("wrote the value it modifies"))
         }
 
         @Test("writes that differ only in bits Swift's == ignores still reach the file")

@@ -202,9 +202,9 @@ extension Hostile {
                 }
                 #expect(suite == store.name)
                 #expect(failedKey == "count")
-                #expect(reason.contains("\(ReadModifyWrite.maximumAttempts) times"), "\(reason)")
+                #expect(reason.contains("\(ReadModifyWrite.maximumStalls) times"), "\(reason)")
             }
-            #expect(runs == ReadModifyWrite.maximumAttempts)
+            #expect(runs == ReadModifyWrite.maximumStalls)
             #expect(defaults[key: key] == 5, "a refused modify changed the value")
 
             #expect(throws: DefaultsError.self) { try defaults.modifyStoredValues { $0["new"] = .integer(1) } }

@@ -17,6 +17,10 @@ struct StoreBatchTests {
             ("a value nested too deep", DefaultsBatch(writes: ["deep": deep])),
             ("a date after 9999", DefaultsBatch(writes: ["when": .date(Date(timeIntervalSince1970: 1e12))])),
             (
+                "a date with a fraction of a second, which a file keeps in whole seconds",
+                DefaultsBatch(writes: ["when": .array([.date(Date(timeIntervalSinceReferenceDate: 86_400.25))])])
+            ),
+            (
                 "an unstorable value with an expectation",
                 DefaultsBatch(writes: ["name": .string("\u{1}")], expected: .values(["name": nil]))
             ),

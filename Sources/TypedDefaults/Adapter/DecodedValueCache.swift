@@ -43,18 +43,33 @@ final class DecodedValueCache: Sendable {
         @usableFromInline
         mutating func slot(named key: String) -> Slot? {
             let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
-            let index = Int(truncatingIfNeeded: ((bits.0 ^ bits.1) &* 0x9E37_79B9_7F4A_7C15) >> 58)
-            if recent[index].bits == bits, let slot = recent[index].slot { return slot }
-            guard let slot = slots[key] else { return nil }
-            recent[index] = RecentSlot(bits: bits, slot: slot)
+            let index = Self.recentIndex(bits)
+            if recent[index].bits == bits, recent[index].name != nil { return recent[index].slot }
+            // Found or not, the answer is kept: most writes are of keys that have no slot.
+            let slot = slots[key]
+            recent[index] = RecentSlot(bits: bits, name: key, slot: slot)
             return slot
+        }
+
+        @usableFromInline
+        static func recentIndex(_ bits: (UInt64, UInt64)) -> Int {
+            Int(truncatingIfNeeded: ((bits.0 ^ bits.1) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        }
+
+        /// Adds a slot for `key`; the table's answers that there is none are then out of date.
+        @usableFromInline
+        mutating func add(_ slot: Slot, forKey key: String) {
+            slots[key] = slot
+            for index in recent.indices where recent[index].slot == nil { recent[index] = RecentSlot() }
         }
     }
 
-    /// A slot and the 16 bytes of its key's name (kept alive by the slot).
+    /// The 16 bytes of a key's name, the name itself (kept alive, so no other string can have those bytes
+    /// meanwhile), and its slot, or `nil` for a key that has none.
     @usableFromInline
     struct RecentSlot: Sendable {
         @usableFromInline var bits: (UInt64, UInt64) = (0, 0)
+        @usableFromInline var name: String?
         @usableFromInline var slot: Slot?
     }
 
@@ -80,7 +95,7 @@ final class DecodedValueCache: Sendable {
         state.withLock { state in
             if let slot = state.slot(named: key) { return slot }
             let slot = Slot(name: key)
-            state.slots[key] = slot
+            state.add(slot, forKey: key)
             return slot
         }
     }
@@ -107,7 +122,7 @@ final class DecodedValueCache: Sendable {
                 target = existing
             } else {
                 target = Slot(name: key)
-                state.slots[key] = target
+                state.add(target, forKey: key)
             }
             target.source = source
             target.decoded = decoded

@@ -94,10 +94,14 @@ public struct DefaultsBatch: Sendable, Equatable {
 
     /// A batch of one write the adapter has already checked.
     static func checked(_ key: String, _ value: PropertyListValue?) -> DefaultsBatch {
-        var batch = DefaultsBatch()
-        batch.storage = .one(key, value)
-        batch.isChecked = true
-        return batch
+        DefaultsBatch(storage: .one(key, value), isChecked: true)
+    }
+
+    private init(storage: Writes, isChecked: Bool) {
+        self.storage = storage
+        self.removesAll = false
+        self.expected = nil
+        self.isChecked = isChecked
     }
 
     /// The keys the batch writes or removes.

@@ -1,0 +1,63 @@
+// Runs one operation many times, for `valgrind --tool=callgrind` to count its instructions: a figure that,
+// unlike wall-clock time, does not depend on what else the machine is doing.
+//
+//     swift build -c release --product InstructionCounts
+//     valgrind --tool=callgrind --callgrind-out-file=/dev/null .build/release/InstructionCounts 100000 codable
+//     valgrind --tool=callgrind --callgrind-out-file=/dev/null .build/release/InstructionCounts 0 codable
+//
+// The difference of the two totals, divided by 100,000, is the cost of one operation. Operations: int,
+// string, codable, list, cached (a `.cached` `@Default`), setint, setstring.
+import Foundation
+import TypedDefaults
+
+struct Profile: Codable, Equatable, DefaultsSerializable {
+    var name: String
+    var age: Int
+    var tags: [String]
+}
+
+extension DefaultsKeys {
+    var count: Key<Int> { .init("count", default: 0) }
+    var profile: Key<Profile?> { .init("profile") }
+    var list: Key<[String]> { .init("list", default: []) }
+    var name: Key<String> { .init("name", default: "") }
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let count = arguments.first.flatMap({ Int($0) }), let operation = arguments.dropFirst().first else {
+    print("usage: InstructionCounts <repetitions> int|string|codable|list|cached|setint|setstring")
+    exit(2)
+}
+
+// A suite of its own in a temporary directory, never ~/.config.
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("counts-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let defaults = try DefaultsAdapter(
+    suiteName: "counts",
+    directory: directory,
+    keyStore: DefaultsKeys(),
+    launchArguments: .ignored
+)
+defaults.count = 42
+defaults.profile = Profile(name: "Ann", age: 3, tags: ["a", "b"])
+defaults.list = ["x", "y", "z"]
+defaults.name = "hello"
+try defaults.flush()
+let cached = Default(\.count, adapter: defaults, options: [.cached])
+let strings = (0..<16).map { "written string value \($0)" }
+
+var sum = 0
+switch operation {
+case "int": for _ in 0..<count { sum &+= defaults.count }
+case "string": for _ in 0..<count { sum &+= defaults.name.utf8.count }
+case "codable": for _ in 0..<count { sum &+= defaults.profile?.age ?? 0 }
+case "list": for _ in 0..<count { sum &+= defaults.list.count }
+case "cached": for _ in 0..<count { sum &+= cached.wrappedValue }
+case "setint": for index in 0..<count { defaults.count = index }
+case "setstring": for index in 0..<count { defaults.name = strings[index & 15] }
+default:
+    print("unknown operation \(operation)")
+    exit(2)
+}
+print(operation, sum)

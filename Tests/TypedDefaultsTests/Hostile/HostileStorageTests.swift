@@ -4,17 +4,6 @@ import TypedDefaultsTestSupport
 
 @_spi(Instrumentation) @testable import TypedDefaults
 
-/// Runs `body` on a thread of its own; returns whether it finished within `timeout` (a hang fails the test
-/// instead of stalling the run).
-private func finishes(within timeout: Double = 20, _ body: @escaping @Sendable () -> Void) -> Bool {
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-        body()
-        done.signal()
-    }
-    return done.wait(timeout: .now() + timeout) == .success
-}
-
 /// The suite's storage, for the counters tests look at.
 private func storage(_ suite: IsolatedSuite) throws -> FileStore {
     try #require(suite.adapter.store as? FileStore)

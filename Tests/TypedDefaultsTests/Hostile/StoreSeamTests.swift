@@ -3,17 +3,6 @@ import Testing
 
 @testable import TypedDefaults
 
-/// Runs `body` on a thread of its own; returns whether it finished within `timeout` (a deadlock fails the
-/// test instead of stalling the run).
-private func finishes(within timeout: Double = 20, _ body: @escaping @Sendable () -> Void) -> Bool {
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-        body()
-        done.signal()
-    }
-    return done.wait(timeout: .now() + timeout) == .success
-}
-
 /// What a ``HookedStore`` does besides storing, and what it saw: kept apart from the store so that a test can
 /// still look after the store is gone.
 private final class StoreProbe: Sendable {

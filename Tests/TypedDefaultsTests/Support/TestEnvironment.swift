@@ -270,3 +270,14 @@ func eventually(within timeout: Duration = .seconds(30), _ condition: () -> Bool
     }
     return true
 }
+
+/// Runs `body` on a thread of its own; returns whether it finished within `timeout` (a deadlock or hang fails
+/// the test instead of stalling the run).
+func finishes(within timeout: Double = 20, _ body: @escaping @Sendable () -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        body()
+        done.signal()
+    }
+    return done.wait(timeout: .now() + timeout) == .success
+}

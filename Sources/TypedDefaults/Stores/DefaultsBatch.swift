@@ -144,6 +144,7 @@ public struct DefaultsBatch: Sendable, Equatable {
     /// var values: [String: PropertyListValue] = ["a": .integer(1)]
     /// let changes = DefaultsBatch(writes: ["a": .integer(2)]).apply(to: &values)   // a: 1 → 2
     /// ```
+    @discardableResult
     public func apply(to values: inout [String: PropertyListValue]) -> [DefaultsStoreChange]? {
         guard holds(for: values) else { return nil }
         if removesAll {

@@ -21,12 +21,6 @@ let package = Package(
             ],
             path: "Benchmarks/DefaultsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        // Runs one operation many times for valgrind's instruction counts (see its main.swift).
-        .executableTarget(
-            name: "InstructionCounts",
-            dependencies: [.product(name: "TypedDefaults", package: "TypedDefaults")],
-            path: "Benchmarks/InstructionCounts"
-        ),
+        )
     ]
 )

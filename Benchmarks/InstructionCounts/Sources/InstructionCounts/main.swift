@@ -1,7 +1,7 @@
 // Runs one operation many times, for `valgrind --tool=callgrind` to count its instructions: a figure that,
 // unlike wall-clock time, does not depend on what else the machine is doing.
 //
-//     swift build -c release --product InstructionCounts
+//     cd Benchmarks/InstructionCounts && swift build -c release
 //     valgrind --tool=callgrind --callgrind-out-file=/dev/null .build/release/InstructionCounts 100000 codable
 //     valgrind --tool=callgrind --callgrind-out-file=/dev/null .build/release/InstructionCounts 0 codable
 //

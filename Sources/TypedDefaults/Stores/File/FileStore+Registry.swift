@@ -61,6 +61,9 @@ extension FileStore {
     }
 
     /// Every suite open in this process.
+    /// Whether the process is ending: set by the exit flush.
+    static let isExiting = Locked(false)
+
     static var all: [FileStore] {
         registry.withLock { $0.values.compactMap(\.storage) }
     }
@@ -78,6 +81,9 @@ extension FileStore {
     /// `starting` hears each suite's name before it is flushed.
     @discardableResult
     static func flushAllBeforeExit(atExit: Bool = true, starting: (String) -> Void = { _ in }) -> DefaultsError? {
+        // From here on, no background check of a file starts: the process could end in the middle of one
+        // (while it preserves a damaged file, say) and leave a partial copy behind.
+        if atExit { isExiting.withLock { $0 = true } }
         var first: DefaultsError?
         for storage in all {
             starting(storage.name)

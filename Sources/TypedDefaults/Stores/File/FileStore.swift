@@ -278,6 +278,9 @@ public final class FileStore: DefaultsStore {
         DefaultsDiagnostics.holding {
             fileLock.lock()
             defer { fileLock.unlock() }
+            // A check already running when the exit flush starts finishes first (the flush waits for the file
+            // lock); one that would start after it does not start.
+            guard !Self.isExiting.withLock({ $0 }) else { return }
             let known = state.withLock { state in
                 state.reloadScheduled = false
                 // A file that could not be read is tried again even if unchanged (its permissions may be).

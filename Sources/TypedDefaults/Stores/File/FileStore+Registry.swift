@@ -60,10 +60,10 @@ extension FileStore {
         registry.withLock { $0[path]?.storage }
     }
 
-    /// Every suite open in this process.
     /// Whether the process is ending: set by the exit flush.
     static let isExiting = Locked(false)
 
+    /// Every suite open in this process.
     static var all: [FileStore] {
         registry.withLock { $0.values.compactMap(\.storage) }
     }

@@ -91,6 +91,10 @@ func value(_ key: String, in domain: String, of adapter: DefaultsAdapter<Default
 }
 
 func domains() throws(ToolError) -> [String] {
+    #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+    // Foundation keeps the domains where the system says (cfprefsd on Apple platforms), and lists none.
+    throw .usage("`domains` lists the files of TypedDefaults' file store, which this build does not use")
+    #else
     let directory: String
     do {
         directory = try ConfigDirectory.resolve()
@@ -99,6 +103,7 @@ func domains() throws(ToolError) -> [String] {
     }
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     return names.filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.map { String($0.dropLast(6)) }.sorted()
+    #endif
 }
 
 func print(_ value: PropertyListValue, json: Bool) {

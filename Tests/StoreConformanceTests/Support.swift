@@ -52,6 +52,7 @@ func writeAsAnotherProgram(_ values: [String: PropertyListValue], to url: URL) t
     try data.write(to: url, options: .atomic)
 }
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 /// A new, empty suite in a directory of its own, opened with `FileStore.suite(_:directory:)`.
 func newFileStore() throws -> FileStore {
     try FileStore.suite("conformance.\(UUID().uuidString)", directory: try Scratch.directory())
@@ -62,6 +63,7 @@ func newFileStore() throws -> FileStore {
     guard let url = store.fileURL else { throw PropertyListFileError(description: "a FileStore without a file") }
     return try propertyListValues(at: url)
 }
+#endif
 
 /// A new, empty `UserDefaultsStore` over `UserDefaults(suiteName:)` with an absolute path as the suite's name
 /// (Foundation on Linux then keeps the suite in `<path>.plist`); the store's name is that path.

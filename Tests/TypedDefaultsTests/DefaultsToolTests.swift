@@ -4,6 +4,8 @@ import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 /// The `defaults` tool, run as the built executable in a child process with a config directory of its own.
 @Suite("defaults tool")
 struct DefaultsToolTests {
@@ -300,3 +302,4 @@ struct DefaultsToolTests {
         #expect(text.contains("64 a usage error"))
     }
 }
+#endif

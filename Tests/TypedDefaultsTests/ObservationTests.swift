@@ -61,7 +61,7 @@ struct ObservationTests {
         token.invalidate()
     }
 
-    @Test("another process's write is reported, typed, through the file watch")
+    @Test("another process's write is reported, typed, through the file watch", .needsFileStore)
     func otherProcess() throws {
         let suite = IsolatedSuite()
         suite.adapter.username = "here"
@@ -72,6 +72,7 @@ struct ObservationTests {
         #expect(eventually { changes.count == 1 })
         #expect(changes.all.first?.oldValue == "here")
         #expect(changes.all.first?.newValue == "there")
+        #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
         #expect(
             DirectoryWatcher.shared.isWatching(directory: suite.directory.url.path, fileName: suite.name + ".plist")
         )
@@ -79,9 +80,13 @@ struct ObservationTests {
         #expect(
             !DirectoryWatcher.shared.isWatching(directory: suite.directory.url.path, fileName: suite.name + ".plist")
         )
+        #endif
     }
 
-    @Test("a change made by hand to the file is reported; a damaged value is a diagnostic, not an event")
+    @Test(
+        "a change made by hand to the file is reported; a damaged value is a diagnostic, not an event",
+        .needsFileStore
+    )
     func handEdits() throws {
         let suite = IsolatedSuite()
         suite.adapter.launchCount = 1
@@ -218,12 +223,14 @@ struct ObservationTests {
             defaults.observe(\.launchCount) { _ in }.invalidate()
         }
         #expect(defaults.store.changes.observerCount == 0)
+        #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
         #expect(
             !DirectoryWatcher.shared.isWatching(directory: suite.directory.url.path, fileName: suite.name + ".plist")
         )
+        #endif
     }
 
-    @Test("a file damaged by another program is a diagnostic, not a change back to defaults")
+    @Test("a file damaged by another program is a diagnostic, not a change back to defaults", .needsFileStore)
     func damagedFileIsNoChange() throws {
         let suite = IsolatedSuite()
         suite.adapter.launchCount = 4

@@ -84,7 +84,7 @@ struct PropertyListXMLTests {
         ]
         var values: [String: PropertyListValue] = ["date": .date(Date(timeIntervalSinceReferenceDate: 816_942_874))]
         for (index, real) in reals.enumerated() { values["r\(index)"] = .double(real) }
-        let parsed = try SuiteFile.parse(PropertyListXML.data(values)).get()
+        let parsed = try parsedSuite(PropertyListXML.data(values))
         for (index, real) in reals.enumerated() {
             guard case .double(let read)? = parsed["r\(index)"] else {
                 Issue.record("r\(index) did not come back as a real")

@@ -78,11 +78,12 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
 
     /// Creates an adapter over a `UserDefaults` instance, such as `.standard`.
     ///
-    /// `.standard` is stored in `~/.config/<program name>.plist` (or under `$XDG_CONFIG_HOME`) by a
-    /// ``FileStore``, with every guarantee of a suite opened by name. Foundation does not tell which file
-    /// another instance uses, so an adapter over one goes through Foundation (``UserDefaultsStore``) and writes
-    /// through on every write, without the locking, crash safety and freshness that suites opened by name get;
-    /// prefer ``init(suiteName:directory:keyStore:launchArguments:writePolicy:)``.
+    /// On Apple platforms values stay in Foundation's `UserDefaults` (``UserDefaultsStore``), where
+    /// `@AppStorage`, Settings bundles and `defaults read` see them. On Linux `.standard` is stored in
+    /// `~/.config/<program name>.plist` (or under `$XDG_CONFIG_HOME`) by a ``FileStore``, with every guarantee of
+    /// a suite opened by name; Foundation does not tell which file another instance uses, so an adapter over one
+    /// goes through Foundation and writes through on every write, without the locking, crash safety and
+    /// freshness that suites opened by name get there.
     ///
     /// ```swift
     /// let defaults = DefaultsAdapter(defaults: .standard, keyStore: DefaultsKeys())
@@ -95,11 +96,15 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     ) {
         let store: any DefaultsStore
         if defaults === UserDefaults.standard {
+            #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+            store = UserDefaultsStore.standard
+            #else
             do {
                 store = try FileStore.standard()
             } catch {
                 store = UnavailableStore(name: "standard", reason: error)
             }
+            #endif
         } else {
             store = UserDefaultsStore(defaults)
         }
@@ -111,6 +116,33 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         )
     }
 
+    #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+    /// Creates an adapter over the suite named `suiteName`, kept by Foundation's `UserDefaults`
+    /// (``UserDefaultsStore/suite(_:)``).
+    ///
+    /// Name an app group (`group.com.example.shared`) to share values between an app and its extensions; the
+    /// system merges every process's writes and tells observers of other processes' changes. On Linux, the same
+    /// call keeps the suite in a ``FileStore`` and also takes a `directory`.
+    ///
+    /// Throws ``DefaultsError/invalidSuiteName(_:reason:)`` for a name Foundation would misuse or refuses.
+    ///
+    /// ```swift
+    /// let shared = try DefaultsAdapter(suiteName: "group.com.example.shared", keyStore: DefaultsKeys())
+    /// ```
+    public init(
+        suiteName: String,
+        keyStore: KeyStore,
+        launchArguments: LaunchArguments = .process,
+        writePolicy: WritePolicy = .coalesced
+    ) throws(DefaultsError) {
+        self.init(
+            connection: StoreConnection(try UserDefaultsStore.suite(suiteName)),
+            keyStore: keyStore,
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
+        )
+    }
+    #else
     /// Creates an adapter over the suite named `suiteName`, stored in `<directory>/<suiteName>.plist` by a
     /// ``FileStore``.
     ///
@@ -139,6 +171,7 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
             writePolicy: writePolicy
         )
     }
+    #endif
 }
 
 // MARK: - Reading and writing

@@ -35,6 +35,10 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// Other processes' writes cannot be watched with inotify (a system limit is reached); observers still
         /// hear of them, by polling, a little later. Reported once per process.
         case fileWatchUnavailable
+        /// Other processes' changes of the key cannot be observed on Apple platforms: key-value observing reads
+        /// a `.` in a key as a path and `@` as an operator. Changes made in this process are still announced.
+        /// Reported once per process and key.
+        case observationLimited
     }
 
     /// What kind of thing happened.

@@ -67,8 +67,13 @@ public final class DefaultsStoreChanges: Sendable {
         let listener: Listener
     }
 
+    /// The listeners, indexed by key, so a change costs in proportion to the listeners of its keys, not to all.
     private struct State: Sendable {
         var entries: [UInt64: Entry] = [:]
+        /// The listeners of every key.
+        var everyKey: Set<UInt64> = []
+        /// The listeners of each key observed one by one.
+        var byKey: [String: Set<UInt64>] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -77,15 +82,20 @@ public final class DefaultsStoreChanges: Sendable {
 
     /// Creates the announcements of one store.
     ///
-    /// `observersChanged` is called when the first observer arrives and when the last one leaves (to start
-    /// and stop watching for other processes' changes, say), outside the lock; such calls can overtake each
-    /// other, so it should look at ``hasObservers`` rather than count.
+    /// `observersChanged` is called, outside the lock, whenever ``hasObservers`` or ``observedKeys`` may have
+    /// changed (to start and stop watching for other processes' changes, say). Such calls can overtake each
+    /// other, so it should look at those properties rather than count.
     public init(observersChanged: @escaping @Sendable () -> Void = {}) {
         self.observersChanged = observersChanged
     }
 
     /// Whether anyone listens; a store can skip working out changes when nobody does.
     public var hasObservers: Bool { state.withLock { !$0.entries.isEmpty } }
+
+    /// The keys someone observes one by one; observers of every key are not counted here.
+    ///
+    /// A store that can only watch keys one at a time (key-value observing, say) watches these.
+    public var observedKeys: Set<String> { state.withLock { Set($0.byKey.keys) } }
 
     /// How many observers are registered; for tests that check nothing is left behind.
     var observerCount: Int { state.withLock { $0.entries.count } }
@@ -98,11 +108,28 @@ public final class DefaultsStoreChanges: Sendable {
     public func publish(_ changes: [DefaultsStoreChange]) {
         guard !changes.isEmpty else { return }
         let suppressed = Propagation.isSuppressed
-        let entries = state.withLock { Array($0.entries.values) }
-        for entry in entries where !suppressed || entry.ignoresSuppression {
-            let relevant = entry.keys.map { keys in changes.filter { keys.contains($0.key) } } ?? changes
-            if !relevant.isEmpty { entry.listener(relevant) }
+        // Each listener is called once, with the changes of its keys in the order given.
+        let deliveries: [(Listener, [DefaultsStoreChange])] = state.withLock { state in
+            guard !state.entries.isEmpty else { return [] }
+            var deliveries: [(Listener, [DefaultsStoreChange])] = []
+            for id in state.everyKey {
+                if let entry = state.entries[id], !suppressed || entry.ignoresSuppression {
+                    deliveries.append((entry.listener, changes))
+                }
+            }
+            guard !state.byKey.isEmpty else { return deliveries }
+            var perListener: [UInt64: [DefaultsStoreChange]] = [:]
+            for change in changes {
+                for id in state.byKey[change.key] ?? [] { perListener[id, default: []].append(change) }
+            }
+            for (id, relevant) in perListener {
+                if let entry = state.entries[id], !suppressed || entry.ignoresSuppression {
+                    deliveries.append((entry.listener, relevant))
+                }
+            }
+            return deliveries
         }
+        for (listener, relevant) in deliveries { listener(relevant) }
     }
 
     /// Registers `listener` for changes of `keys` (of every key for `nil`); returns its registration.
@@ -110,18 +137,44 @@ public final class DefaultsStoreChanges: Sendable {
     /// With `ignoringSuppression`, the listener hears changes made inside `withoutPropagation` too: a cache
     /// that must drop what changed, whoever may be told.
     func add(keys: Set<String>?, ignoringSuppression: Bool = false, _ listener: @escaping Listener) -> UInt64 {
-        let (id, first) = state.withLock { state in
+        let (id, watchChanges) = state.withLock { state in
             state.nextID += 1
-            state.entries[state.nextID] = Entry(keys: keys, ignoresSuppression: ignoringSuppression, listener: listener)
-            return (state.nextID, state.entries.count == 1)
+            let id = state.nextID
+            let first = state.entries.isEmpty
+            state.entries[id] = Entry(keys: keys, ignoresSuppression: ignoringSuppression, listener: listener)
+            guard let keys else {
+                state.everyKey.insert(id)
+                return (id, first)
+            }
+            var newKey = false
+            for key in keys {
+                if state.byKey[key] == nil { newKey = true }
+                state.byKey[key, default: []].insert(id)
+            }
+            return (id, first || newKey)
         }
-        if first { observersChanged() }
+        if watchChanges { observersChanged() }
         return id
     }
 
     func remove(_ id: UInt64) {
-        let last = state.withLock { state in state.entries.removeValue(forKey: id) != nil && state.entries.isEmpty }
-        if last { observersChanged() }
+        let watchChanges = state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: id) else { return false }
+            guard let keys = entry.keys else {
+                state.everyKey.remove(id)
+                return state.entries.isEmpty
+            }
+            var keyGone = false
+            for key in keys {
+                state.byKey[key]?.remove(id)
+                if state.byKey[key]?.isEmpty == true {
+                    state.byKey[key] = nil
+                    keyGone = true
+                }
+            }
+            return keyGone || state.entries.isEmpty
+        }
+        if watchChanges { observersChanged() }
     }
 }
 

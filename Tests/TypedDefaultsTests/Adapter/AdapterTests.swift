@@ -136,13 +136,7 @@ struct AdapterTests {
     @Test("several adapters with their own key stores coexist")
     func severalKeyStores() throws {
         let app = IsolatedSuite()
-        let plugin = try DefaultsAdapter(
-            suiteName: "plugin.\(UUID().uuidString)",
-            directory: app.directory.url,
-            keyStore: PluginKeys(),
-            launchArguments: .ignored,
-            writePolicy: .immediate
-        )
+        let plugin = try IsolatedSuite().secondAdapter(keyStore: PluginKeys())
         #expect(plugin.launchCount == 100)
         plugin.launchCount += 1
         app.adapter.launchCount = 7
@@ -175,7 +169,7 @@ struct AdapterTests {
 
 @Suite("Decoded values")
 struct DecodedValueTests {
-    @Test("a value kept decoded is never read stale: writes here, in the file, and by another adapter")
+    @Test("a value kept decoded is never read stale: writes here, in the file, and by another adapter", .needsFileStore)
     func neverStale() throws {
         let suite = IsolatedSuite()
         let first = Profile(name: "Ann", tags: [], joined: Date(timeIntervalSinceReferenceDate: 1.5))

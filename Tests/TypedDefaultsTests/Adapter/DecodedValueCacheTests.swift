@@ -24,7 +24,10 @@ struct DecodedValueCacheTests {
         #expect(defaults[key: list] == [1.5])
     }
 
-    @Test("a kept value follows the file when another program replaces it, and survives a reload that left it alone")
+    @Test(
+        "a kept value follows the file when another program replaces it, and survives a reload that left it alone",
+        .needsFileStore
+    )
     func otherPrograms() throws {
         let suite = IsolatedSuite()
         let files = Key<[URL]>("recentFiles", default: [])

@@ -47,7 +47,7 @@ struct StandardDefaultsTests {
         #expect(second.settings["flag"] == "true")
     }
 
-    @Test("values in .GlobalPreferences do not show through: a suite reads its own file only")
+    @Test("values in .GlobalPreferences do not show through: a suite reads its own file only", .needsFileStore)
     func globalPreferencesShowThrough() throws {
         let directory = TemporaryConfigDirectory()
         let global = try PropertyListSerialization.data(

@@ -3,6 +3,8 @@ import Testing
 
 @testable import TypedDefaults
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 /// Counts a callback's calls, from any thread.
 private final class CallCounter: Sendable {
     private let calls = Locked(0)
@@ -240,3 +242,4 @@ extension Hostile {
         }
     }
 }
+#endif

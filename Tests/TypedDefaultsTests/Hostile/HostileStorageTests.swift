@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import TypedDefaultsTestSupport
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 @_spi(Instrumentation) @testable import TypedDefaults
 
 /// The suite's storage, for the counters tests look at.
@@ -446,3 +448,4 @@ final class Account: Codable, @unchecked Sendable, DefaultsSerializable {
     var name: String
     init(name: String) { self.name = name }
 }
+#endif

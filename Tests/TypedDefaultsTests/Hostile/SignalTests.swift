@@ -4,7 +4,7 @@ import Testing
 /// SIGTERM, SIGINT and SIGHUP, as systemd, Docker, Kubernetes, Ctrl-C and a closed terminal send them, to real
 /// child processes whose writes are pending (coalesced over an hour, so only a flush at the end writes them).
 extension Hostile {
-    @Suite("Hostile: signals")
+    @Suite("Hostile: signals", .needsFileStore)
     struct SignalTests {
         enum TerminationSignal: String, CaseIterable, Sendable {
             case sigterm = "SIGTERM"

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 @_spi(Instrumentation) @testable import TypedDefaults
 
 /// Nothing lost at exit, under concurrent processes, on crashes or damaged files: real child processes, real
@@ -259,3 +261,4 @@ extension Helper.Result {
         try #require(status == 0, "helper failed: \(output)\(errors)")
     }
 }
+#endif

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 @_spi(Tooling) @testable import TypedDefaults
 
 /// Files are created safely, and what is at a suite's path that is not a plain file is refused with a typed
@@ -86,3 +88,4 @@ struct SafeFileTests {
         #expect(attributes[.posixPermissions] as? Int == 0o600)
     }
 }
+#endif

@@ -33,7 +33,7 @@ struct StoreBatchTests {
         suite.adapter.username = "kept"
         let instance = try #require(UserDefaults(suiteName: suite.directory.plist("instance").path))
         let stores: [any DefaultsStore] = [
-            try #require(suite.adapter.store as? FileStore),
+            suite.adapter.store,
             InMemoryStore(["username": .string("kept")]),
             UserDefaultsStore(instance),
         ]

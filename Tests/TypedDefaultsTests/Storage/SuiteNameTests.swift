@@ -3,6 +3,8 @@ import Testing
 
 @testable import TypedDefaults
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 @Suite("Suite names and directories")
 struct SuiteNameTests {
     @Test(
@@ -93,3 +95,4 @@ struct SuiteNameTests {
         #expect((folder[.posixPermissions] as? Int) == 0o700)
     }
 }
+#endif

@@ -22,12 +22,16 @@ final class IsolatedSuite: Sendable {
     ) {
         DiagnosticsRecorder.install()
         name = "tests.\(UUID().uuidString)"
+        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+        // Foundation keeps the suite in the same file a child process with this config directory uses.
+        UserDefaultsStore.testLocations.withLock { [name, directory] in $0[name] = directory.url.path + "/" + name }
+        #endif
         if let fileContents {
             let data = try! PropertyListSerialization.data(fromPropertyList: fileContents, format: .xml, options: 0)
             try! data.write(to: directory.plist(name))
         }
-        adapter = try! DefaultsAdapter(
-            suiteName: name,
+        adapter = try! Self.adapter(
+            name,
             directory: directory.url,
             keyStore: DefaultsKeys(),
             launchArguments: launchArguments,
@@ -37,14 +41,41 @@ final class IsolatedSuite: Sendable {
 
     var fileURL: URL { directory.plist(name) }
 
+    /// The suite by name: in a ``FileStore`` in `directory`, or through `UserDefaults` in a build that stores
+    /// there (where the name leads to the same file).
+    private static func adapter<KeyStore>(
+        _ name: String,
+        directory: URL,
+        keyStore: KeyStore,
+        launchArguments: LaunchArguments,
+        writePolicy: WritePolicy
+    ) throws(DefaultsError) -> DefaultsAdapter<KeyStore> {
+        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+        try DefaultsAdapter(
+            suiteName: name,
+            keyStore: keyStore,
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
+        )
+        #else
+        try DefaultsAdapter(
+            suiteName: name,
+            directory: directory,
+            keyStore: keyStore,
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
+        )
+        #endif
+    }
+
     /// Another adapter on the same suite.
     func secondAdapter<KeyStore>(
         keyStore: KeyStore,
         launchArguments: LaunchArguments = .ignored,
         writePolicy: WritePolicy = .immediate
     ) throws -> DefaultsAdapter<KeyStore> {
-        try DefaultsAdapter(
-            suiteName: name,
+        try Self.adapter(
+            name,
             directory: directory.url,
             keyStore: keyStore,
             launchArguments: launchArguments,

@@ -1,3 +1,5 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 import Foundation
 
 /// Where suites live when no directory is given: where Foundation keeps them on Linux.
@@ -34,3 +36,4 @@ public enum ConfigDirectory {
         return path == "/" ? "" : path
     }
 }
+#endif

@@ -1,5 +1,11 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
 #endif
 import Dispatch
 import Foundation
@@ -359,3 +365,4 @@ private final class SourceBox: @unchecked Sendable {
 
     init(_ source: any DispatchSourceRead) { self.source = source }
 }
+#endif

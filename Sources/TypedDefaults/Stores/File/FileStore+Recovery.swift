@@ -1,3 +1,5 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 import Foundation
 
 // What a damaged file stands for (the last good copy, preserved once), the backup copy that makes that
@@ -124,3 +126,4 @@ extension timespec {
         (tv_sec, tv_nsec) > (other.tv_sec, other.tv_nsec)
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 import Foundation
 
 // One store per file while anyone uses it, and the flush of every store before the process exits.
@@ -102,3 +104,4 @@ extension FileStore {
         return first
     }
 }
+#endif

@@ -1,3 +1,5 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 import Foundation
 
 // The file watch that tells observers of other processes' writes, running only while anyone observes.
@@ -27,3 +29,4 @@ extension FileStore {
         }
     }
 }
+#endif

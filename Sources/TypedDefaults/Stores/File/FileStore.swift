@@ -1,3 +1,5 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 import Dispatch
 import Foundation
 
@@ -484,3 +486,4 @@ extension DefaultsError {
         if case .damagedFile = self { true } else { false }
     }
 }
+#endif

@@ -1,9 +1,11 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
+#elseif canImport(Android)
+import Android
 #endif
 import Dispatch
 import Foundation
@@ -193,8 +195,8 @@ extension sigaction {
             __sigaction_handler.sa_handler
             #elseif canImport(Musl)
             __sa_handler.sa_handler
-            #elseif canImport(Darwin)
-            __sigaction_u.__sa_handler
+            #elseif canImport(Android)
+            sa_handler
             #endif
         }
         set {
@@ -202,9 +204,10 @@ extension sigaction {
             __sigaction_handler.sa_handler = newValue
             #elseif canImport(Musl)
             __sa_handler.sa_handler = newValue
-            #elseif canImport(Darwin)
-            __sigaction_u.__sa_handler = newValue
+            #elseif canImport(Android)
+            sa_handler = newValue
             #endif
         }
     }
 }
+#endif

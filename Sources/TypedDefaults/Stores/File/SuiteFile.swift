@@ -1,13 +1,22 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
 #if canImport(Glibc)
 import Glibc
-private let systemRead = Glibc.read
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-import Darwin
-private let systemRead = Darwin.read
-private let systemWrite = Darwin.write
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
 #endif
 import Foundation
+
+// The C library's read(2) and write(2) under names that `SuiteFile`'s own `read` and `write` do not shadow.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}
 
 /// One suite's property-list file: the only code in TypedDefaults that touches the file system.
 ///
@@ -523,18 +532,11 @@ extension SuiteFile.Version {
 
 extension stat {
     fileprivate var modificationTime: timespec {
-        #if canImport(Darwin)
-        st_mtimespec
-        #else
         st_mtim
-        #endif
     }
 
     fileprivate var changeTime: timespec {
-        #if canImport(Darwin)
-        st_ctimespec
-        #else
         st_ctim
-        #endif
     }
 }
+#endif

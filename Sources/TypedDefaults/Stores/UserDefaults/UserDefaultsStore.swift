@@ -1,30 +1,48 @@
 import Foundation
 
-/// A store over any `UserDefaults` instance, written through: every batch is synchronized before it returns,
-/// because Foundation on Linux writes nothing otherwise, not even at exit.
+/// A store over a `UserDefaults` instance: what `Defaults` and suites by name use on Apple platforms, and a
+/// way to reach any instance elsewhere.
 ///
-/// Foundation does not tell which file an instance uses, so this store goes through Foundation and has
-/// Foundation's limits across processes: no lock, in-place rewrites, stale reads, and no news of other
-/// processes' changes. Prefer ``FileStore`` (what `DefaultsAdapter(suiteName:)` and `.standard` use) for a
-/// suite of your own.
+/// On Apple platforms the system (`cfprefsd`) keeps the values: the app, its extensions (through an app
+/// group's suite), `@AppStorage`, Settings bundles and `defaults read` all see the same ones, and the system
+/// makes them durable and merges other processes' writes. Changes made by other processes reach observers
+/// through key-value observing of the keys observed one by one.
+///
+/// Foundation on Linux writes nothing unless asked, so there every batch is synchronized before `apply`
+/// returns; it takes no lock across processes, rewrites files in place and tells nothing of other processes'
+/// writes. Prefer ``FileStore`` (what suites by name use on Linux) for a suite of your own there.
+///
+/// Every store over the same suite name in a process is the same object, so observers of one adapter hear the
+/// writes of all.
 ///
 /// ## Usage
 /// ```swift
-/// let store = UserDefaultsStore(UserDefaults(suiteName: "group.com.example.shared")!)
-/// let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys())
+/// let shared = try UserDefaultsStore.suite("group.com.example.shared")   // an app group, on Apple platforms
+/// let defaults = DefaultsAdapter(store: shared, keyStore: DefaultsKeys())
 /// ```
 public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
-    // `UserDefaults` is not Sendable: every call into `defaults` happens while holding `foundationLock`.
+    // `UserDefaults` is not Sendable on Linux: every call into `defaults` happens while holding `foundationLock`.
     private let defaults: UserDefaults
+    /// The domain whose values ``snapshot()`` returns (the suite's name, or the program's for `.standard`);
+    /// `nil` for an instance whose domain is not known.
+    private let domainName: String?
 
-    /// The name diagnostics use, `"UserDefaults instance"` unless given.
+    /// The name diagnostics use: the suite's name, `"standard"`, or `"UserDefaults instance"` unless given.
     public let name: String
-    /// Announces the writes made through this store; Foundation tells nothing of other writes.
-    public let changes = DefaultsStoreChanges()
+    /// Announces the writes made through this store and, on Apple platforms, other processes' changes of the
+    /// keys observed one by one.
+    public let changes: DefaultsStoreChanges
 
-    /// Serializes TypedDefaults' calls into Foundation, and so makes each batch-and-synchronize atomic with
-    /// respect to the others in this process.
+    /// Serializes TypedDefaults' calls into Foundation, and so makes each batch atomic with respect to the
+    /// others in this process.
     private static let foundationLock = NSLock()
+
+    /// What observers were last told of each key observed one by one; only touched under `foundationLock`.
+    private var announced: [String: PropertyListValue?] = [:]
+    /// Tells of other processes' changes (by key-value observing; nothing on Linux), used under `foundationLock`.
+    private var keyObserver: KeyValueObserver?
+    /// Rechecks keys that key-value observing named, one at a time and outside Foundation's call.
+    private static let recheckQueue = DispatchQueue(label: "TypedDefaults.UserDefaultsStore.recheck")
 
     /// Keys that Foundation's own argument domain answers for, with raw strings.
     ///
@@ -35,19 +53,81 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     )
 
     /// A store over `defaults`; `name` appears in diagnostics.
-    public init(_ defaults: UserDefaults, name: String = "UserDefaults instance") {
-        self.defaults = defaults
-        self.name = name
+    ///
+    /// Prefer ``suite(_:)`` or ``standard`` where they fit: they know the instance's domain, so ``snapshot()``
+    /// leaves out values showing through from other domains, and they are shared within the process.
+    public convenience init(_ defaults: UserDefaults, name: String = "UserDefaults instance") {
+        self.init(defaults: defaults, name: name, domainName: nil)
     }
 
+    private init(defaults: UserDefaults, name: String, domainName: String?) {
+        self.defaults = defaults
+        self.name = name
+        self.domainName = domainName
+        let relay = Locked<WeakStore>(WeakStore())
+        changes = DefaultsStoreChanges { relay.withLock { $0.store }?.observedKeysChanged() }
+        relay.withLock { $0.store = self }
+    }
+
+    private struct WeakStore: @unchecked Sendable {
+        // Only read or written while holding the `Locked` that holds it.
+        weak var store: UserDefaultsStore?
+    }
+
+    private static let suites = Locked<[String: UserDefaultsStore]>([:])
+
+    /// Where tests keep suites, by suite name; empty outside tests.
+    ///
+    /// Foundation on Linux reads `XDG_CONFIG_HOME` once, before `main`, so a test process cannot move its
+    /// config directory, but Foundation keeps a suite named by an absolute path in `<path>.plist`.
+    static let testLocations = Locked<[String: String]>([:])
+
+    /// The store over `UserDefaults(suiteName: name)`, one per name in the process.
+    ///
+    /// Throws ``DefaultsError/invalidSuiteName(_:reason:)`` for a name Foundation would turn into a path
+    /// outside its directory or into the global domain, or that Foundation refuses (on Apple platforms, the
+    /// app's own bundle identifier: use ``standard``).
+    ///
+    /// ```swift
+    /// let shared = try UserDefaultsStore.suite("group.com.example.shared")
+    /// ```
+    public static func suite(_ name: String) throws(DefaultsError) -> UserDefaultsStore {
+        try SuiteName.validate(name)
+        if let store = suites.withLock({ $0[name] }) { return store }
+        let foundationName = testLocations.withLock { $0[name] } ?? name
+        guard let defaults = UserDefaults(suiteName: foundationName) else {
+            throw .invalidSuiteName(name, reason: "Foundation refuses it (is it the app's own bundle identifier?)")
+        }
+        let made = UserDefaultsStore(defaults: defaults, name: name, domainName: foundationName)
+        return suites.withLock { suites in
+            if let store = suites[name] { return store }
+            suites[name] = made
+            return made
+        }
+    }
+
+    /// The store over `UserDefaults.standard`, the program's own domain.
+    ///
+    /// ```swift
+    /// let defaults = DefaultsAdapter(store: UserDefaultsStore.standard, keyStore: DefaultsKeys())
+    /// ```
+    public static let standard = UserDefaultsStore(
+        defaults: .standard,
+        name: "standard",
+        domainName: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    )
+
     /// The instance's value for `key`, including values that show through from Foundation's other domains
-    /// (`.GlobalPreferences`, `ByHost` files, registered defaults); `nil` for an object that is not a
-    /// property-list value, with a diagnostic.
+    /// (the global domain, registered defaults); `nil` for an object that is not a property-list value, with a
+    /// diagnostic.
     public func value(forKey key: String) -> PropertyListValue? {
         let (value, found): (PropertyListValue?, String?) = Self.withFoundation {
-            let object =
-                Self.foundationArgumentKeys.contains(key)
-                ? defaults.dictionaryRepresentation()[key] : defaults.object(forKey: key)
+            let object: Any?
+            if Self.foundationArgumentKeys.contains(key) {
+                object = domainValues()?[key] ?? defaults.dictionaryRepresentation()[key]
+            } else {
+                object = defaults.object(forKey: key)
+            }
             guard let object else { return (nil, nil) }
             return (PropertyListValue(foundationObject: object), "\(type(of: object))")
         }
@@ -66,16 +146,20 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         return value
     }
 
-    /// The values the instance's own file holds (and registered defaults: Foundation does not tell them
-    /// apart), without those showing through from other domains.
+    /// The values of the instance's own domain, without those showing through from other domains (for an
+    /// instance made with ``init(_:name:)``, registered defaults are included: Foundation does not tell them
+    /// apart).
     public func snapshot() -> [String: PropertyListValue] {
         Self.withFoundation { storedValues() }
     }
 
-    /// Applies the batch and synchronizes it, with every other batch of this process's `UserDefaultsStore`s
-    /// held back meanwhile; other processes do not take part (Foundation takes no lock).
+    /// Applies the batch, with every other batch of this process's `UserDefaultsStore`s held back meanwhile.
+    ///
+    /// Other processes do not take part (Foundation takes no lock). On Linux the batch is synchronized before
+    /// this returns.
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
         try batch.checkStorable()
+        if !Self.keepsCarriageReturns { try Self.refuseCarriageReturns(in: batch) }
         return try Self.withFoundation { () throws(DefaultsError) -> Bool in
             // Only the values the batch looks at are read: the whole domain costs a copy of it.
             var values: [String: PropertyListValue]
@@ -88,36 +172,90 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
             }
             guard let changed = batch.apply(to: &values) else { return false }
             for change in changed {
+                // Before Foundation is told: key-value observing of this very write must find nothing new.
+                if announced.keys.contains(change.key) { announced[change.key] = change.newValue }
                 if let value = change.newValue {
                     defaults.set(value.foundationObject, forKey: change.key)
                 } else {
                     defaults.removeObject(forKey: change.key)
                 }
             }
-            let written = batch.writtenKeys
-            try synchronize(key: written.count == 1 ? written[0] : nil)
+            if Self.synchronizesEveryBatch {
+                let written = batch.writtenKeys
+                try synchronize(key: written.count == 1 ? written[0] : nil)
+            }
             changes.publish(changed)
             return true
         }
     }
 
-    /// Every value the instance stores; call while holding the lock.
+    /// Foundation on Linux writes nothing unless synchronized, not even at exit; on Apple platforms the
+    /// system keeps what was set, and synchronizing would wait for it on every write.
+    private static var synchronizesEveryBatch: Bool {
+        #if canImport(Darwin)
+        false
+        #else
+        true
+        #endif
+    }
+
+    /// Whether Foundation gives back a carriage return it stored: Apple's keeps preferences in binary property
+    /// lists; Linux's writes XML with the character as it is, and its reader turns it into a line feed.
+    private static var keepsCarriageReturns: Bool {
+        #if canImport(Darwin)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Refuses a batch that Foundation on Linux would give back changed: a key or string holding `\r`.
+    private static func refuseCarriageReturns(in batch: DefaultsBatch) throws(DefaultsError) {
+        func holdsCarriageReturn(_ value: PropertyListValue) -> Bool {
+            switch value {
+            case .string(let text): text.utf8.contains(13)
+            case .array(let items): items.contains(where: holdsCarriageReturn)
+            case .dictionary(let entries):
+                entries.contains { $0.key.utf8.contains(13) || holdsCarriageReturn($0.value) }
+            default: false
+            }
+        }
+        try batch.forEachWrite { key, value throws(DefaultsError) in
+            if key.utf8.contains(13) || value.map(holdsCarriageReturn) == true {
+                throw .valueNotStorable(
+                    key: key,
+                    type: "PropertyListValue",
+                    reason: "it holds a carriage return (\\r), which Foundation on Linux reads back as a line feed"
+                )
+            }
+        }
+    }
+
+    /// Waits until Foundation has written every batch applied before (on Linux they already are).
+    public func flush() throws(DefaultsError) {
+        try Self.withFoundation { () throws(DefaultsError) in try synchronize(key: nil) }
+    }
+
+    /// Every value of the domain; call while holding the lock.
     private func storedValues() -> [String: PropertyListValue] {
-        storedKeys().reduce(into: [:]) { values, key in values[key] = currentValue(forKey: key) }
+        if let domain = domainValues() {
+            return domain.compactMapValues(PropertyListValue.init(foundationObject:))
+        }
+        // The keys of the instance's own file and any registered with `register(defaults:)`; values showing
+        // through from `.GlobalPreferences`, `ByHost` and `/usr/local/etc` files are left out.
+        return defaults.dictionaryRepresentation().keys
+            .reduce(into: [:]) { values, key in
+                values[key] = currentValue(forKey: key)
+            }
+    }
+
+    /// The domain's own values, without those of the argument, global and registration domains.
+    private func domainValues() -> [String: Any]? {
+        domainName.map { defaults.persistentDomain(forName: $0) ?? [:] }
     }
 
     private func currentValue(forKey key: String) -> PropertyListValue? {
         defaults.object(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
-    }
-
-    /// Batches are synchronized as they are applied.
-    public func flush() {}
-
-    /// The keys the instance's own file holds, and any registered with `register(defaults:)` (an instance
-    /// does not tell its domain's name); values showing through from `.GlobalPreferences`, `ByHost` and
-    /// `/usr/local/etc` files are left out.
-    private func storedKeys() -> Set<String> {
-        Set(defaults.dictionaryRepresentation().keys)
     }
 
     private func synchronize(key: String?) throws(DefaultsError) {
@@ -137,5 +275,86 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         foundationLock.lock()
         defer { foundationLock.unlock() }
         return try body()
+    }
+
+    /// Makes every store over a suite or `.standard` durable; for ``DefaultsShutdown/flushAll()-2ivyt``.
+    static func flushAll() -> DefaultsError? {
+        var first: DefaultsError?
+        for store in suites.withLock({ Array($0.values) }) + [standard] {
+            do {
+                try store.flush()
+            } catch {
+                if first == nil {
+                    first = error
+                } else {
+                    let diagnostic = DefaultsDiagnostic(
+                        kind: .writeFailed,
+                        suite: store.name,
+                        key: nil,
+                        message: "\(error.description); the writes are kept"
+                    )
+                    DefaultsDiagnostics.report(diagnostic, oncePerProcess: false)
+                }
+            }
+        }
+        return first
+    }
+}
+
+// MARK: - Other processes' changes
+
+extension UserDefaultsStore {
+    /// Watches exactly the keys observed one by one, remembering what observers last heard of each.
+    ///
+    /// Key-value observing reads a `.` in a key as a path and `@` as an operator, so keys with those are not
+    /// watched; a diagnostic says so once.
+    private func observedKeysChanged() {
+        let wanted = changes.observedKeys
+        var unwatchable: [String] = []
+        Self.withFoundation {
+            let watched = wanted.filter { key in
+                let watchable = Self.isObservableByKeyValueObserving(key)
+                if !watchable, announced[key] == nil { unwatchable.append(key) }
+                return watchable
+            }
+            for key in announced.keys where !watched.contains(key) { announced[key] = nil }
+            for key in watched where announced[key] == nil { announced[key] = .some(currentValue(forKey: key)) }
+            if keyObserver == nil, !watched.isEmpty {
+                keyObserver = KeyValueObserver(defaults: defaults) { [weak self] key in self?.noticeChange(ofKey: key) }
+            }
+            keyObserver?.observe(watched)
+        }
+        guard KeyValueObserver.seesOtherProcesses else { return }
+        for key in unwatchable {
+            DefaultsDiagnostics.report(
+                DefaultsDiagnostic(
+                    kind: .observationLimited,
+                    suite: name,
+                    key: key,
+                    message: "other processes' changes of \(String(reflecting: key)) are not seen: key-value "
+                        + "observing reads \".\" and \"@\" in a key as a path"
+                ),
+                oncePerProcess: true
+            )
+        }
+    }
+
+    static func isObservableByKeyValueObserving(_ key: String) -> Bool {
+        !key.isEmpty && !key.contains(".") && !key.hasPrefix("@")
+    }
+
+    /// Called when Foundation says `key` may have changed (another process wrote it, or this one did):
+    /// announces the change if observers have not heard of it yet.
+    func noticeChange(ofKey key: String) {
+        Self.recheckQueue.async { [weak self] in
+            guard let self else { return }
+            Self.withFoundation {
+                guard let last = announced[key] else { return }
+                let current = currentValue(forKey: key)
+                guard !last.isIdentical(to: current) else { return }
+                announced[key] = .some(current)
+                changes.publish([DefaultsStoreChange(key: key, oldValue: last, newValue: current)])
+            }
+        }
     }
 }

@@ -2,11 +2,12 @@ import Dispatch
 
 /// The one call a program that handles SIGTERM, SIGINT or SIGHUP itself makes before it ends.
 ///
-/// TypedDefaults flushes every suite by itself at a normal exit, and before SIGTERM, SIGINT or SIGHUP end the
+/// On Linux, TypedDefaults flushes every suite by itself at a normal exit, and before SIGTERM, SIGINT or SIGHUP end the
 /// program, if the program left those signals alone. A program that handles them (its own handler,
 /// `SIG_IGN` with a `DispatchSource`, swift-service-lifecycle) keeps its handling, and calls
 /// ``flushAll()-2ivyt`` once its last writes are made: then they are on disk however the program ends, even by
-/// `_exit`, by raising the signal again, or by a `SIGKILL` after its grace period.
+/// `_exit`, by raising the signal again, or by a `SIGKILL` after its grace period. On Apple platforms the system
+/// keeps every value set, and ``flushAll()-2ivyt`` waits until it has them.
 ///
 /// ## Usage
 /// ```swift
@@ -34,7 +35,11 @@ public enum DefaultsShutdown {
     /// try DefaultsShutdown.flushAll()
     /// ```
     public static func flushAll() throws(DefaultsError) {
+        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+        if let error = UserDefaultsStore.flushAll() { throw error }
+        #else
         if let error = FileStore.flushAllBeforeExit(atExit: false) { throw error }
+        #endif
     }
 
     /// Makes every pending write of every suite durable, like ``flushAll()-2ivyt``, without blocking a thread of

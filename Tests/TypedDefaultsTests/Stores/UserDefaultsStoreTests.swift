@@ -99,24 +99,6 @@ struct UserDefaultsStoreTests {
         #expect(!UserDefaultsStore.isObservableByKeyValueObserving(""))
     }
 
-    #if !canImport(Darwin)
-    @Test("Foundation on Linux would turn a carriage return into a line feed: refused with a typed error")
-    func carriageReturnsRefusedOnLinux() throws {
-        let suite = try FoundationSuite()
-        let defaults = DefaultsAdapter(store: suite.store, keyStore: DefaultsKeys(), writePolicy: .immediate)
-        defaults.username = "kept"
-        #expect {
-            try defaults.set("line\r\nend", for: Key<String?>("username"))
-        } throws: { error in
-            guard case .valueNotStorable(let key, _, let reason)? = error as? DefaultsError else { return false }
-            return key == "username" && reason.contains("carriage return")
-        }
-        #expect(defaults.username == "kept")
-        try defaults.set("line\nend", for: Key<String?>("username"))
-        #expect(try suite.otherInstance().string(forKey: "username") == "line\nend")
-    }
-    #endif
-
     @Test("flushAll makes every suite's writes durable")
     func flushAll() throws {
         let suite = try FoundationSuite()

@@ -93,6 +93,12 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// ```
     public static func suite(_ name: String) throws(DefaultsError) -> UserDefaultsStore {
         try SuiteName.validate(name)
+        if name == Bundle.main.bundleIdentifier {
+            throw .invalidSuiteName(
+                name,
+                reason: "it is the app's own domain: use Defaults or UserDefaultsStore.standard"
+            )
+        }
         if let store = suites.withLock({ $0[name] }) { return store }
         let foundationName = testLocations.withLock { $0[name] } ?? name
         guard let defaults = UserDefaults(suiteName: foundationName) else {
@@ -159,7 +165,6 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// this returns.
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
         try batch.checkStorable()
-        if !Self.keepsCarriageReturns { try Self.refuseCarriageReturns(in: batch) }
         return try Self.withFoundation { () throws(DefaultsError) -> Bool in
             // Only the values the batch looks at are read: the whole domain costs a copy of it.
             var values: [String: PropertyListValue]
@@ -197,38 +202,6 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         #else
         true
         #endif
-    }
-
-    /// Whether Foundation gives back a carriage return it stored: Apple's keeps preferences in binary property
-    /// lists; Linux's writes XML with the character as it is, and its reader turns it into a line feed.
-    private static var keepsCarriageReturns: Bool {
-        #if canImport(Darwin)
-        true
-        #else
-        false
-        #endif
-    }
-
-    /// Refuses a batch that Foundation on Linux would give back changed: a key or string holding `\r`.
-    private static func refuseCarriageReturns(in batch: DefaultsBatch) throws(DefaultsError) {
-        func holdsCarriageReturn(_ value: PropertyListValue) -> Bool {
-            switch value {
-            case .string(let text): text.utf8.contains(13)
-            case .array(let items): items.contains(where: holdsCarriageReturn)
-            case .dictionary(let entries):
-                entries.contains { $0.key.utf8.contains(13) || holdsCarriageReturn($0.value) }
-            default: false
-            }
-        }
-        try batch.forEachWrite { key, value throws(DefaultsError) in
-            if key.utf8.contains(13) || value.map(holdsCarriageReturn) == true {
-                throw .valueNotStorable(
-                    key: key,
-                    type: "PropertyListValue",
-                    reason: "it holds a carriage return (\\r), which Foundation on Linux reads back as a line feed"
-                )
-            }
-        }
     }
 
     /// Waits until Foundation has written every batch applied before (on Linux they already are).

@@ -1,0 +1,311 @@
+import Foundation
+
+/// Reads the URL in a keyed archive of `NSURL`, the form `UserDefaults.set(_: URL?, forKey:)` stores on Apple
+/// platforms (and so what SwiftyUserDefaults' URL keys leave behind there).
+///
+/// The archive is a binary property list whose `$objects` hold an `NSURL` with a relative string
+/// (`NS.relative`) and an optional base (`NS.base`, another `NSURL`). Apple documents that a file URL in the
+/// home directory is archived with the home directory abbreviated to `~`, and expanded again on reading; a
+/// relative string that starts with `~` is therefore read as a path in the current user's home, whatever its
+/// base.
+///
+/// Nothing is unarchived, and Foundation never parses the bytes: its property-list reader on Linux stops the
+/// process on some damaged binary property lists (a flipped byte that turns an object into a set was enough),
+/// and its unarchiver on others. The archive is read here instead, one object at a time, every offset and
+/// count checked against the bytes, and only strings are taken from it. The same code runs on every platform.
+enum URLArchive {
+    /// An archived URL takes a few hundred bytes; anything larger than this is refused unparsed.
+    static let maximumSize = 1 << 20
+
+    /// How many `NS.base` links a reading follows before it gives up (a cycle never ends otherwise).
+    static let maximumBaseDepth = 16
+
+    /// The URL archived in `archive`; throws, saying why, for anything else.
+    static func url(from archive: Data) throws -> URL {
+        guard archive.count <= maximumSize else {
+            throw DefaultsBridgeError("a keyed archive of \(archive.count) bytes is too large for a URL")
+        }
+        let graph = try ArchivedObjects(BinaryPropertyListReader(archive))
+        return try graph.url(at: graph.root, depth: 0)
+    }
+
+    /// The absolute URL of an archived URL's parts.
+    static func resolve(relative: String, base: URL?) throws -> URL {
+        if let home = homeURL(abbreviated: relative, percentEncoded: true) { return home }
+        let resolved: URL?
+        if let base {
+            resolved = URL(string: relative, relativeTo: base)?.absoluteURL
+        } else {
+            resolved = URL(string: relative)
+        }
+        guard let resolved, resolved.scheme != nil else {
+            throw DefaultsBridgeError("the keyed archive's URL \(String(reflecting: relative)) is not absolute")
+        }
+        return resolved
+    }
+
+    /// The file URL of a path abbreviated with a tilde (`~` or `~/…`) in the current user's home, or `nil` for
+    /// any other text. `~user/…` is not expanded: it names another user's home.
+    static func homeURL(abbreviated path: String, percentEncoded: Bool) -> URL? {
+        guard path == "~" || path.hasPrefix("~/") else { return nil }
+        let rest = path.dropFirst()
+        let decoded = percentEncoded ? (rest.removingPercentEncoding ?? String(rest)) : String(rest)
+        return URL(fileURLWithPath: NSHomeDirectory() + decoded)
+    }
+}
+
+/// The objects of a keyed archive (`$objects`, with `$top` naming the root), looked up by UID.
+private struct ArchivedObjects {
+    let plist: BinaryPropertyListReader
+    /// The property-list object of each UID.
+    let objects: [Int]
+    /// The UID of the root object.
+    let root: Int
+
+    init(_ plist: BinaryPropertyListReader) throws {
+        self.plist = plist
+        let top = try plist.dictionary(at: plist.topObject)
+        guard let archiver = top["$archiver"], try plist.string(at: archiver) == "NSKeyedArchiver",
+            let objects = top["$objects"], let header = top["$top"]
+        else {
+            throw DefaultsBridgeError("the data is not a keyed archive")
+        }
+        self.objects = try plist.array(at: objects)
+        guard let root = try plist.dictionary(at: header)[NSKeyedArchiveRootObjectKey] else {
+            throw DefaultsBridgeError("the keyed archive has no root object")
+        }
+        self.root = try plist.uid(at: root)
+    }
+
+    /// The URL the object of UID `uid` stands for.
+    func url(at uid: Int, depth: Int) throws -> URL {
+        guard depth < URLArchive.maximumBaseDepth else {
+            throw DefaultsBridgeError("the keyed archive's URL has more than \(URLArchive.maximumBaseDepth) bases")
+        }
+        let fields = try self.fields(of: uid)
+        let className = try self.className(of: fields)
+        guard className == "NSURL" else {
+            throw DefaultsBridgeError("the keyed archive holds \(String(reflecting: className)), not NSURL")
+        }
+        guard let relative = fields["NS.relative"] else { throw DefaultsBridgeError("the archived URL has no string") }
+        let text = try string(of: try plist.uid(at: relative))
+        var base: URL?
+        if let link = fields["NS.base"] {
+            let baseUID = try plist.uid(at: link)
+            if try !isNull(baseUID) { base = try url(at: baseUID, depth: depth + 1) }
+        }
+        return try URLArchive.resolve(relative: text, base: base)
+    }
+
+    /// The property-list object that `uid` refers to.
+    private func object(_ uid: Int) throws -> Int {
+        guard objects.indices.contains(uid) else {
+            throw DefaultsBridgeError("the keyed archive refers to object \(uid) of \(objects.count)")
+        }
+        return objects[uid]
+    }
+
+    private func isNull(_ uid: Int) throws -> Bool {
+        if case .string("$null") = try plist.object(at: try object(uid)) { return true }
+        return false
+    }
+
+    /// An archived object's fields: each key's property-list object.
+    private func fields(of uid: Int) throws -> [String: Int] {
+        guard case .dictionary = try plist.object(at: try object(uid)) else {
+            throw DefaultsBridgeError("the keyed archive's object \(uid) is not an archived object")
+        }
+        return try plist.dictionary(at: try object(uid))
+    }
+
+    private func className(of fields: [String: Int]) throws -> String {
+        guard let reference = fields["$class"],
+            let name = try self.fields(of: try plist.uid(at: reference))["$classname"]
+        else {
+            throw DefaultsBridgeError("the keyed archive names no class for an object")
+        }
+        return try plist.string(at: name)
+    }
+
+    /// A string, archived inline (what `NSString` does) or as an `NSString`/`NSMutableString` object.
+    private func string(of uid: Int) throws -> String {
+        switch try plist.object(at: try object(uid)) {
+        case .string(let text) where text != "$null":
+            return text
+        case .dictionary:
+            let fields = try self.fields(of: uid)
+            if ["NSString", "NSMutableString"].contains(try className(of: fields)), let text = fields["NS.string"] {
+                return try plist.string(at: text)
+            }
+        default:
+            break
+        }
+        throw DefaultsBridgeError("the archived URL's string is not a string")
+    }
+}
+
+/// A binary property list (`bplist00`), read one object at a time by its index.
+///
+/// Every offset, count and reference is checked against the bytes before it is used, so damaged or forged
+/// bytes give an error, never a read outside them; a count can never exceed the bytes it would take, so
+/// nothing large is allocated on a forged count. Only the kinds a keyed archive's structure needs are
+/// decoded: strings, UIDs, arrays and dictionaries; every other object reads as `.other`.
+struct BinaryPropertyListReader {
+    enum Object {
+        case string(String)
+        case uid(Int)
+        /// The objects' indices.
+        case array([Int])
+        /// The keys' and values' indices.
+        case dictionary(keys: [Int], values: [Int])
+        case other
+    }
+
+    private let bytes: [UInt8]
+    private let offsetSize: Int
+    private let referenceSize: Int
+    private let objectCount: Int
+    private let offsetTable: Int
+    let topObject: Int
+
+    init(_ data: Data) throws {
+        bytes = [UInt8](data)
+        let trailerLength = 32
+        guard bytes.count >= 8 + trailerLength, bytes.starts(with: Array("bplist00".utf8)) else {
+            throw DefaultsBridgeError("the data is not a binary property list, so not a keyed archive")
+        }
+        let trailer = bytes.count - trailerLength
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else { throw Self.damaged }
+        objectCount = try Self.number(bytes, at: trailer + 8, size: 8, below: trailer)
+        topObject = try Self.number(bytes, at: trailer + 16, size: 8, below: trailer)
+        offsetTable = try Self.number(bytes, at: trailer + 24, size: 8, below: trailer)
+        guard objectCount > 0, topObject < objectCount, offsetTable >= 8,
+            objectCount <= (trailer - offsetTable) / offsetSize
+        else { throw Self.damaged }
+    }
+
+    /// Why Foundation's property-list reader would stop the process on `data`, or `nil` if it would not.
+    ///
+    /// Measured on Linux with Swift 6.3.1: a binary property list holding a set (a kind property lists written
+    /// by Foundation never contain, but bytes can spell) makes `PropertyListSerialization` dereference a bad
+    /// pointer, whatever the set holds. Every object the reader could reach is listed in the offset table, so
+    /// each is checked there. Text (XML) property lists have no sets, and are left to Foundation.
+    static func foundationCrash(on data: Data) -> String? {
+        #if canImport(Darwin)
+        return nil
+        #else
+        guard data.starts(with: Array("bplist".utf8)) else { return nil }
+        guard let reader = try? BinaryPropertyListReader(data) else { return nil }
+        for index in 0..<reader.objectCount {
+            guard
+                let start = try? number(
+                    reader.bytes,
+                    at: reader.offsetTable + index * reader.offsetSize,
+                    size: reader.offsetSize,
+                    below: reader.offsetTable
+                )
+            else { continue }
+            if reader.bytes[start] >> 4 == 0xC {
+                return "the binary property list holds a set, which Foundation on Linux cannot read without crashing"
+            }
+        }
+        return nil
+        #endif
+    }
+
+    private static let damaged = DefaultsBridgeError("the keyed archive's binary property list is damaged")
+
+    /// The big-endian unsigned number of `size` bytes at `start`, which must be below `limit`.
+    private static func number(_ bytes: [UInt8], at start: Int, size: Int, below limit: Int) throws -> Int {
+        guard start >= 0, size <= 8, start <= bytes.count - size else { throw damaged }
+        var value: UInt64 = 0
+        for byte in bytes[start..<start + size] { value = value << 8 | UInt64(byte) }
+        guard value < UInt64(limit) else { throw damaged }
+        return Int(value)
+    }
+
+    /// The object at `index`.
+    func object(at index: Int) throws -> Object {
+        guard index >= 0, index < objectCount else { throw Self.damaged }
+        let start = try Self.number(bytes, at: offsetTable + index * offsetSize, size: offsetSize, below: offsetTable)
+        guard start >= 8 else { throw Self.damaged }
+        let marker = bytes[start]
+        let kind = marker >> 4
+        let info = Int(marker & 0x0F)
+        switch kind {
+        case 0x5, 0x6:
+            let (count, first) = try length(info, after: start)
+            let width = kind == 0x5 ? 1 : 2
+            guard count <= (offsetTable - first) / width else { throw Self.damaged }
+            let content = bytes[first..<first + count * width]
+            if kind == 0x5 {
+                guard content.allSatisfy({ $0 < 0x80 }) else { throw Self.damaged }
+                return .string(String(decoding: content, as: UTF8.self))
+            }
+            let units = stride(from: first, to: first + count * 2, by: 2)
+                .map {
+                    UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])
+                }
+            return .string(String(decoding: units, as: UTF16.self))
+        case 0x8:
+            return .uid(try Self.number(bytes, at: start + 1, size: info + 1, below: Int.max))
+        case 0xA:
+            let (count, first) = try length(info, after: start)
+            return .array(try references(count, from: first))
+        case 0xD:
+            let (count, first) = try length(info, after: start)
+            guard count <= (offsetTable - first) / (2 * referenceSize) else { throw Self.damaged }
+            let keys = try references(count, from: first)
+            let values = try references(count, from: first + count * referenceSize)
+            return .dictionary(keys: keys, values: values)
+        default:
+            return .other
+        }
+    }
+
+    /// The count in a marker's low four bits, or in the integer after it when those are all ones; and where the
+    /// content begins.
+    private func length(_ info: Int, after marker: Int) throws -> (count: Int, first: Int) {
+        guard info == 0x0F else { return (info, marker + 1) }
+        guard marker + 1 < offsetTable else { throw Self.damaged }
+        let integer = bytes[marker + 1]
+        guard integer >> 4 == 0x1, integer & 0x0F <= 3 else { throw Self.damaged }
+        let size = 1 << Int(integer & 0x0F)
+        let count = try Self.number(bytes, at: marker + 2, size: size, below: offsetTable)
+        return (count, marker + 2 + size)
+    }
+
+    /// `count` object references starting at `first`, each checked to name an object.
+    private func references(_ count: Int, from first: Int) throws -> [Int] {
+        guard first <= offsetTable, count <= (offsetTable - first) / referenceSize else { throw Self.damaged }
+        return try (0..<count)
+            .map { item in
+                try Self.number(bytes, at: first + item * referenceSize, size: referenceSize, below: objectCount)
+            }
+    }
+
+    func string(at index: Int) throws -> String {
+        guard case .string(let text) = try object(at: index) else { throw Self.damaged }
+        return text
+    }
+
+    func uid(at index: Int) throws -> Int {
+        guard case .uid(let value) = try object(at: index) else { throw Self.damaged }
+        return value
+    }
+
+    func array(at index: Int) throws -> [Int] {
+        guard case .array(let items) = try object(at: index) else { throw Self.damaged }
+        return items
+    }
+
+    /// A dictionary with string keys: each key's value index. A key that is not a string is damage.
+    func dictionary(at index: Int) throws -> [String: Int] {
+        guard case .dictionary(let keys, let values) = try object(at: index) else { throw Self.damaged }
+        var entries: [String: Int] = [:]
+        for (key, value) in zip(keys, values) { entries[try string(at: key)] = value }
+        return entries
+    }
+}

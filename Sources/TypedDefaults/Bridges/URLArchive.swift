@@ -44,8 +44,9 @@ enum URLArchive {
         return resolved
     }
 
-    /// The file URL of a path abbreviated with a tilde (`~` or `~/…`) in the current user's home, or `nil` for
-    /// any other text. `~user/…` is not expanded: it names another user's home.
+    /// The file URL in the current user's home of a path abbreviated with a tilde (`~` or `~/…`).
+    ///
+    /// `nil` for any other text; `~user/…` is not expanded, as it names another user's home.
     static func homeURL(abbreviated path: String, percentEncoded: Bool) -> URL? {
         guard path == "~" || path.hasPrefix("~/") else { return nil }
         let rest = path.dropFirst()
@@ -301,7 +302,9 @@ struct BinaryPropertyListReader {
         return items
     }
 
-    /// A dictionary with string keys: each key's value index. A key that is not a string is damage.
+    /// A dictionary with string keys: each key's value index.
+    ///
+    /// A key that is not a string is damage.
     func dictionary(at index: Int) throws -> [String: Int] {
         guard case .dictionary(let keys, let values) = try object(at: index) else { throw Self.damaged }
         var entries: [String: Int] = [:]

@@ -2,9 +2,11 @@ import Foundation
 
 /// Stores a `URL` as its absolute string, so scheme, host, query and fragment all survive.
 ///
-/// Foundation's own `set(_: URL, forKey:)` on Linux keeps only the path, so TypedDefaults never uses it.
-/// Reading also accepts a plain absolute path (what that method left behind, read as a file URL) and a
-/// JSON-quoted URL string (what sindresorhus/Defaults writes).
+/// The same string on every platform: Foundation's own `set(_: URL, forKey:)` keeps only the path on Linux, and
+/// writes a keyed archive on Apple platforms, so TypedDefaults never uses it. Reading also accepts what others
+/// leave behind: a plain absolute path (Foundation on Linux) or a `~/…` path, both read as file URLs; a
+/// JSON-quoted URL string (sindresorhus/Defaults); and a keyed archive of `NSURL` (Foundation on Apple
+/// platforms, and SwiftyUserDefaults there), which is read without unarchiving any object on Linux.
 ///
 /// ## Usage
 /// ```swift
@@ -23,9 +25,17 @@ public struct URLBridge: DefaultsBridge {
     /// Returns `.string(value.absoluteString)`.
     public func serialize(_ value: URL) -> PropertyListValue? { .string(value.absoluteString) }
 
-    /// Returns the URL a stored string spells, or `nil`.
-    public func deserialize(_ stored: PropertyListValue) -> URL? {
-        stored.stringValue.flatMap(PropertyListValue.url(fromText:))
+    /// Returns the URL a stored string spells or a keyed archive holds, or `nil`; throws for data that is not
+    /// a keyed archive of a URL, saying why.
+    public func deserialize(_ stored: PropertyListValue) throws -> URL? {
+        switch stored {
+        case .string(let text):
+            URLArchive.homeURL(abbreviated: text, percentEncoded: false) ?? PropertyListValue.url(fromText: text)
+        case .data(let archive):
+            try URLArchive.url(from: archive)
+        default:
+            nil
+        }
     }
 }
 

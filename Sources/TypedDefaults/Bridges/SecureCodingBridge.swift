@@ -36,6 +36,7 @@ public struct SecureCodingBridge<Value: NSObject & NSSecureCoding>: DefaultsBrid
         if let problem = KeyedArchiveGuard.namingProblem(Value.self) {
             throw DefaultsBridgeError("\(Value.self) cannot be unarchived on Linux: \(problem)")
         }
+        if let crash = BinaryPropertyListReader.foundationCrash(on: archive) { throw DefaultsBridgeError(crash) }
         try KeyedArchiveGuard.checkRootClass(of: archive, expected: Value.self)
         #endif
         do {

@@ -118,6 +118,8 @@ extension PropertyListValue {
 
     /// The value of a property list in any format Foundation reads (XML, binary or old-style).
     package init?(propertyListData data: Data) {
+        // Foundation on Linux crashes on some binary property lists; those read as damaged instead.
+        guard BinaryPropertyListReader.foundationCrash(on: data) == nil else { return nil }
         guard let object = try? PropertyListSerialization.propertyList(from: data, format: nil) else { return nil }
         self.init(foundationObject: object)
     }

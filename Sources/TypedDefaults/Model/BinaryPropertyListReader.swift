@@ -1,0 +1,169 @@
+import Foundation
+
+/// A binary property list (`bplist00`), read one object at a time by its index.
+///
+/// Every offset, count and reference is checked against the bytes before it is used, so damaged or forged
+/// bytes give an error, never a read outside them; a count can never exceed the bytes it would take, so
+/// nothing large is allocated on a forged count. Only the kinds a keyed archive's structure needs are
+/// decoded: strings, UIDs, arrays and dictionaries; every other object reads as `.other`.
+struct BinaryPropertyListReader {
+    enum Object {
+        case string(String)
+        case uid(Int)
+        /// The objects' indices.
+        case array([Int])
+        /// The keys' and values' indices.
+        case dictionary(keys: [Int], values: [Int])
+        case other
+    }
+
+    private let bytes: [UInt8]
+    private let offsetSize: Int
+    private let referenceSize: Int
+    private let objectCount: Int
+    private let offsetTable: Int
+    let topObject: Int
+
+    init(_ data: Data) throws {
+        bytes = [UInt8](data)
+        let trailerLength = 32
+        guard bytes.count >= 8 + trailerLength, bytes.starts(with: Array("bplist00".utf8)) else {
+            throw DefaultsBridgeError("the data is not a binary property list, so not a keyed archive")
+        }
+        let trailer = bytes.count - trailerLength
+        offsetSize = Int(bytes[trailer + 6])
+        referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else { throw Self.damaged }
+        objectCount = try Self.number(bytes, at: trailer + 8, size: 8, below: trailer)
+        topObject = try Self.number(bytes, at: trailer + 16, size: 8, below: trailer)
+        offsetTable = try Self.number(bytes, at: trailer + 24, size: 8, below: trailer)
+        guard objectCount > 0, topObject < objectCount, offsetTable >= 8,
+            objectCount <= (trailer - offsetTable) / offsetSize
+        else { throw Self.damaged }
+    }
+
+    /// Why Foundation's property-list reader would stop the process on `data`, or `nil` if it would not.
+    ///
+    /// Measured on Linux with Swift 6.3.1: a binary property list holding a set (a kind property lists written
+    /// by Foundation never contain, but bytes can spell) makes `PropertyListSerialization` dereference a bad
+    /// pointer, whatever the set holds. Every object the reader could reach is listed in the offset table, so
+    /// each is checked there. Text (XML) property lists have no sets, and are left to Foundation.
+    static func foundationCrash(on data: Data) -> String? {
+        #if canImport(Darwin)
+        return nil
+        #else
+        guard data.starts(with: Array("bplist".utf8)) else { return nil }
+        guard let reader = try? BinaryPropertyListReader(data) else { return nil }
+        for index in 0..<reader.objectCount {
+            guard
+                let start = try? number(
+                    reader.bytes,
+                    at: reader.offsetTable + index * reader.offsetSize,
+                    size: reader.offsetSize,
+                    below: reader.offsetTable
+                )
+            else { continue }
+            if reader.bytes[start] >> 4 == 0xC {
+                return "the binary property list holds a set, which Foundation on Linux cannot read without crashing"
+            }
+        }
+        return nil
+        #endif
+    }
+
+    private static let damaged = DefaultsBridgeError("the keyed archive's binary property list is damaged")
+
+    /// The big-endian unsigned number of `size` bytes at `start`, which must be below `limit`.
+    private static func number(_ bytes: [UInt8], at start: Int, size: Int, below limit: Int) throws -> Int {
+        guard start >= 0, size <= 8, start <= bytes.count - size else { throw damaged }
+        var value: UInt64 = 0
+        for byte in bytes[start..<start + size] { value = value << 8 | UInt64(byte) }
+        guard value < UInt64(limit) else { throw damaged }
+        return Int(value)
+    }
+
+    /// The object at `index`.
+    func object(at index: Int) throws -> Object {
+        guard index >= 0, index < objectCount else { throw Self.damaged }
+        let start = try Self.number(bytes, at: offsetTable + index * offsetSize, size: offsetSize, below: offsetTable)
+        guard start >= 8 else { throw Self.damaged }
+        let marker = bytes[start]
+        let kind = marker >> 4
+        let info = Int(marker & 0x0F)
+        switch kind {
+        case 0x5, 0x6:
+            let (count, first) = try length(info, after: start)
+            let width = kind == 0x5 ? 1 : 2
+            guard count <= (offsetTable - first) / width else { throw Self.damaged }
+            let content = bytes[first..<first + count * width]
+            if kind == 0x5 {
+                guard content.allSatisfy({ $0 < 0x80 }) else { throw Self.damaged }
+                return .string(String(decoding: content, as: UTF8.self))
+            }
+            let units = stride(from: first, to: first + count * 2, by: 2)
+                .map {
+                    UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1])
+                }
+            return .string(String(decoding: units, as: UTF16.self))
+        case 0x8:
+            return .uid(try Self.number(bytes, at: start + 1, size: info + 1, below: Int.max))
+        case 0xA:
+            let (count, first) = try length(info, after: start)
+            return .array(try references(count, from: first))
+        case 0xD:
+            let (count, first) = try length(info, after: start)
+            guard count <= (offsetTable - first) / (2 * referenceSize) else { throw Self.damaged }
+            let keys = try references(count, from: first)
+            let values = try references(count, from: first + count * referenceSize)
+            return .dictionary(keys: keys, values: values)
+        default:
+            return .other
+        }
+    }
+
+    /// The count in a marker's low four bits, or in the integer after it when those are all ones; and where the
+    /// content begins.
+    private func length(_ info: Int, after marker: Int) throws -> (count: Int, first: Int) {
+        guard info == 0x0F else { return (info, marker + 1) }
+        guard marker + 1 < offsetTable else { throw Self.damaged }
+        let integer = bytes[marker + 1]
+        guard integer >> 4 == 0x1, integer & 0x0F <= 3 else { throw Self.damaged }
+        let size = 1 << Int(integer & 0x0F)
+        let count = try Self.number(bytes, at: marker + 2, size: size, below: offsetTable)
+        return (count, marker + 2 + size)
+    }
+
+    /// `count` object references starting at `first`, each checked to name an object.
+    private func references(_ count: Int, from first: Int) throws -> [Int] {
+        guard first <= offsetTable, count <= (offsetTable - first) / referenceSize else { throw Self.damaged }
+        return try (0..<count)
+            .map { item in
+                try Self.number(bytes, at: first + item * referenceSize, size: referenceSize, below: objectCount)
+            }
+    }
+
+    func string(at index: Int) throws -> String {
+        guard case .string(let text) = try object(at: index) else { throw Self.damaged }
+        return text
+    }
+
+    func uid(at index: Int) throws -> Int {
+        guard case .uid(let value) = try object(at: index) else { throw Self.damaged }
+        return value
+    }
+
+    func array(at index: Int) throws -> [Int] {
+        guard case .array(let items) = try object(at: index) else { throw Self.damaged }
+        return items
+    }
+
+    /// A dictionary with string keys: each key's value index.
+    ///
+    /// A key that is not a string is damage.
+    func dictionary(at index: Int) throws -> [String: Int] {
+        guard case .dictionary(let keys, let values) = try object(at: index) else { throw Self.damaged }
+        var entries: [String: Int] = [:]
+        for (key, value) in zip(keys, values) { entries[try string(at: key)] = value }
+        return entries
+    }
+}

@@ -29,11 +29,19 @@
 //     TypedDefaultsTestHelper read-archive <suite> <stored> <as>      store an archive, read it as a class
 
 import Foundation
-import TypedDefaults
+@_spi(Testing) import TypedDefaults
 import TypedDefaultsTestSupport
 
 #if canImport(Glibc)
 import Glibc
+#endif
+
+#if TYPED_DEFAULTS_FOUNDATION_STORAGE
+// Suites go to the config directory the test gave: Foundation on Apple platforms does not read
+// XDG_CONFIG_HOME, and must not write the user's real preferences.
+if let directory = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] {
+    UserDefaultsStore.keepSuitesForTesting(in: directory)
+}
 #endif
 
 /// Writes a line at once (no buffer), so a test that kills this process has seen every line said before.

@@ -15,7 +15,9 @@ struct UserDefaultsStoreTests {
         let store: UserDefaultsStore
 
         init() throws {
-            UserDefaultsStore.testLocations.withLock { [name, directory] in $0[name] = directory.url.path + "/" + name }
+            UserDefaultsStore.testLocations.withLock { [name, directory] in
+                $0.suites[name] = directory.url.path + "/" + name
+            }
             store = try UserDefaultsStore.suite(name)
         }
 

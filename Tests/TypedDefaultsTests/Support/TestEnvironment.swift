@@ -24,7 +24,9 @@ final class IsolatedSuite: Sendable {
         name = "tests.\(UUID().uuidString)"
         #if TYPED_DEFAULTS_FOUNDATION_STORAGE
         // Foundation keeps the suite in the same file a child process with this config directory uses.
-        UserDefaultsStore.testLocations.withLock { [name, directory] in $0[name] = directory.url.path + "/" + name }
+        UserDefaultsStore.testLocations.withLock { [name, directory] in
+            $0.suites[name] = directory.url.path + "/" + name
+        }
         #endif
         if let fileContents {
             let data = try! PropertyListSerialization.data(fromPropertyList: fileContents, format: .xml, options: 0)
@@ -202,8 +204,14 @@ enum Helper {
 
     /// An executable of the package, built beside the test binary.
     static func product(_ name: String) -> URL {
+        #if os(Linux) || os(Android)
         let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         return testBinary.deletingLastPathComponent().appendingPathComponent(name)
+        #else
+        // The tests run from the package's `.xctest` bundle, which is built beside its executables.
+        let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") } ?? Bundle.main
+        return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
+        #endif
     }
 
     /// A helper still running: its output (and errors) so far, and a way to kill it.
@@ -225,7 +233,7 @@ enum Helper {
 
         /// Sends SIGKILL and waits for the process to be gone.
         func kill() {
-            Glibc.kill(process.processIdentifier, SIGKILL)
+            sendSignal(SIGKILL, to: process.processIdentifier)
             process.waitUntilExit()
         }
 
@@ -311,4 +319,9 @@ func finishes(within timeout: Double = 20, _ body: @escaping @Sendable () -> Voi
         done.signal()
     }
     return done.wait(timeout: .now() + timeout) == .success
+}
+
+/// `kill(2)`, under a name that `Helper.Running.kill()` does not shadow.
+private func sendSignal(_ signal: Int32, to process: Int32) {
+    kill(process, signal)
 }

@@ -76,11 +76,33 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
 
     private static let suites = Locked<[String: UserDefaultsStore]>([:])
 
-    /// Where tests keep suites, by suite name; empty outside tests.
+    /// Where tests keep suites: by suite name, or every suite (`.standard` too) in one directory; empty
+    /// outside tests.
     ///
-    /// Foundation on Linux reads `XDG_CONFIG_HOME` once, before `main`, so a test process cannot move its
-    /// config directory, but Foundation keeps a suite named by an absolute path in `<path>.plist`.
-    static let testLocations = Locked<[String: String]>([:])
+    /// Foundation on Linux reads `XDG_CONFIG_HOME` once, before `main`, and Foundation on Apple platforms not
+    /// at all, so a test cannot move the config directory; but both keep a suite named by an absolute path in
+    /// `<path>.plist`.
+    struct TestLocations: Sendable {
+        var suites: [String: String] = [:]
+        var directory: String?
+
+        func path(of name: String) -> String? {
+            suites[name] ?? directory.map { $0 + "/" + name }
+        }
+    }
+
+    static let testLocations = Locked(TestLocations())
+
+    /// Keeps every suite opened by name afterwards, and `.standard` if not opened yet, in `directory` as
+    /// `<name>.plist`, whatever the platform's own place: for a test's child processes, which must never
+    /// touch the user's real settings.
+    ///
+    /// ```swift
+    /// UserDefaultsStore.keepSuitesForTesting(in: temporaryDirectory.path)
+    /// ```
+    @_spi(Testing) public static func keepSuitesForTesting(in directory: String) {
+        testLocations.withLock { $0.directory = directory }
+    }
 
     /// The store over `UserDefaults(suiteName: name)`, one per name in the process.
     ///
@@ -100,7 +122,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
             )
         }
         if let store = suites.withLock({ $0[name] }) { return store }
-        let foundationName = testLocations.withLock { $0[name] } ?? name
+        let foundationName = testLocations.withLock { $0.path(of: name) } ?? name
         guard let defaults = UserDefaults(suiteName: foundationName) else {
             throw .invalidSuiteName(name, reason: "Foundation refuses it (is it the app's own bundle identifier?)")
         }
@@ -117,11 +139,13 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// ```swift
     /// let defaults = DefaultsAdapter(store: UserDefaultsStore.standard, keyStore: DefaultsKeys())
     /// ```
-    public static let standard = UserDefaultsStore(
-        defaults: .standard,
-        name: "standard",
-        domainName: Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
-    )
+    public static let standard: UserDefaultsStore = {
+        let domain = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        if let path = testLocations.withLock({ $0.path(of: domain) }), let defaults = UserDefaults(suiteName: path) {
+            return UserDefaultsStore(defaults: defaults, name: "standard", domainName: path)
+        }
+        return UserDefaultsStore(defaults: .standard, name: "standard", domainName: domain)
+    }()
 
     /// The instance's value for `key`, including values that show through from Foundation's other domains
     /// (the global domain, registered defaults); `nil` for an object that is not a property-list value, with a

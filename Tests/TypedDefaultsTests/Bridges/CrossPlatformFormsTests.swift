@@ -69,7 +69,7 @@ struct CrossPlatformFormsTests {
         #expect(suite.diagnostics.isEmpty, "\(suite.diagnostics)")
     }
 
-    @Test("what Foundation on Linux writes natively reads back, with the losses it makes when writing")
+    @Test("what Foundation on Linux writes natively reads back, with the losses it makes when writing", .needsFileStore)
     func foundationOnLinuxWrites() throws {
         let suite = IsolatedSuite()
         let foundation = suite.foundationDefaults()
@@ -236,7 +236,10 @@ struct CrossPlatformFormsTests {
         }
     }
 
-    @Test("a binary property list holding a set, which crashes Foundation's reader on Linux, reads as damaged")
+    @Test(
+        "a binary property list holding a set, which crashes Foundation's reader on Linux, reads as damaged",
+        .needsFileStore
+    )
     func binarySets() throws {
         let withSet =
             BinaryPropertyList.dictionary([

@@ -306,9 +306,11 @@ extension UserDefaultsStore {
     /// Key-value observing reads a `.` in a key as a path and `@` as an operator, so keys with those are not
     /// watched; a diagnostic says so once.
     private func observedKeysChanged() {
-        let wanted = changes.observedKeys
         var unwatchable: [String] = []
         Self.withFoundation {
+            // Read under the lock: calls overtake each other (a thread that stopped observing a key reaching the
+            // lock after one that started again), and only the last to take it must decide, on the newest keys.
+            let wanted = changes.observedKeys
             let watched = wanted.filter { key in
                 let watchable = Self.isObservableByKeyValueObserving(key)
                 if !watchable, announced[key] == nil { unwatchable.append(key) }

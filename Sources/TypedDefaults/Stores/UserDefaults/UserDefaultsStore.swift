@@ -152,13 +152,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// diagnostic.
     public func value(forKey key: String) -> PropertyListValue? {
         let (value, found): (PropertyListValue?, String?) = Self.withFoundation {
-            let object: Any?
-            if Self.foundationArgumentKeys.contains(key) {
-                object = domainValues()?[key] ?? defaults.dictionaryRepresentation()[key]
-            } else {
-                object = defaults.object(forKey: key)
-            }
-            guard let object else { return (nil, nil) }
+            guard let object = storedObject(forKey: key) else { return (nil, nil) }
             return (PropertyListValue(foundationObject: object), "\(type(of: object))")
         }
         if value == nil, let found {
@@ -251,8 +245,18 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         domainName.map { defaults.persistentDomain(forName: $0) ?? [:] }
     }
 
+    /// The value a batch expects and observers are told of: what ``value(forKey:)`` reads, so that `modify` of
+    /// a key Foundation's argument domain also holds compares the stored value, not the argument's raw string.
     private func currentValue(forKey key: String) -> PropertyListValue? {
-        defaults.object(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+        storedObject(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+    }
+
+    /// The instance's object for `key`, around Foundation's argument domain; call while holding the lock.
+    private func storedObject(forKey key: String) -> Any? {
+        if Self.foundationArgumentKeys.contains(key) {
+            return domainValues()?[key] ?? defaults.dictionaryRepresentation()[key]
+        }
+        return defaults.object(forKey: key)
     }
 
     private func synchronize(key: String?) throws(DefaultsError) {

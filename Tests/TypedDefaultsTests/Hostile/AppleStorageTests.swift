@@ -192,5 +192,20 @@ struct AppleStorageTests {
         #expect(modified.status == 0, "\(modified.errors)")
         #expect(modified.output.contains("count=6"), "\(modified.output)")
     }
+
+    @Test("a write Foundation cannot save is still announced, and fails no other suite's write")
+    func failedSynchronize() throws {
+        let directory = TemporaryConfigDirectory()
+        let run = try Helper.run(["write-failing-observed", "failing", "other"], configDirectory: directory.url)
+        #expect(run.status == 0, "\(run.errors)")
+        // The value is kept in memory and read back (as the error says), so observers hear of it too.
+        #expect(run.output.contains("failing=writing \"big\" to suite \"failing\" failed"), "\(run.output)")
+        #expect(run.output.contains("read=40000"))
+        #expect(run.output.contains("heard=true"))
+        // Foundation on Linux saves every suite at once and fails them all for one: the other suite's write
+        // reached its file, so it did not fail.
+        #expect(run.output.contains("other=written"), "\(run.output)")
+        #expect(try directory.contents(ofSuite: "other")["big"] as? String == "small")
+    }
     #endif
 }

@@ -203,11 +203,13 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                     defaults.removeObject(forKey: change.key)
                 }
             }
+            // Announced before saving: a value Foundation cannot save stays set (and read back), so observers
+            // must hear of it even when the save throws.
+            changes.publish(changed)
             if Self.synchronizesEveryBatch {
                 let written = batch.writtenKeys
                 try synchronize(key: written.count == 1 ? written[0] : nil)
             }
-            changes.publish(changed)
             return true
         }
     }
@@ -260,7 +262,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     }
 
     private func synchronize(key: String?) throws(DefaultsError) {
-        guard defaults.synchronize() else {
+        guard defaults.synchronize() || fileHoldsDomain() else {
             throw .writeFailed(
                 suite: name,
                 key: key,
@@ -268,6 +270,32 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                     + "the value stays in memory and is written with the next successful write"
             )
         }
+    }
+
+    /// Whether the suite's own file holds its values; call while holding the lock.
+    ///
+    /// Foundation on Linux saves every suite of the process at once and says `false` when any of them failed,
+    /// so a suite beside one that cannot be written looks at its own file before reporting a failure.
+    private func fileHoldsDomain() -> Bool {
+        #if canImport(Darwin)
+        return false
+        #else
+        guard let domainName, let domain = domainValues() else { return false }
+        let path: String
+        if domainName.hasPrefix("/") {
+            path = domainName + ".plist"
+        } else {
+            let environment = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] ?? ""
+            path = (environment.isEmpty ? NSHomeDirectory() + "/.config" : environment) + "/" + domainName + ".plist"
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return domain.isEmpty && !FileManager.default.fileExists(atPath: path)
+        }
+        guard let stored = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        else { return false }
+        let saved = stored.compactMapValues(PropertyListValue.init(foundationObject:))
+        return saved.isIdentical(to: domain.compactMapValues(PropertyListValue.init(foundationObject:)))
+        #endif
     }
 
     private static func withFoundation<Result, Failure>(

@@ -6,6 +6,8 @@
 //     slow-rewrite <file> <from> <to>            rewrite `counter` = from...to in place, each in two halves
 //     many-suites <live> <rounds>                under `ulimit -n 1024`: keep <live> suites open and write to
 //                                                each, then open, write and drop suites <rounds> times
+//     write-failing-observed <suite> <other>     an observed write that cannot reach the disk, then another
+//                                                suite's small write
 //     damaged-full-disk <suite> <bytes>          read a damaged suite and try to write it, with files limited
 //                                                to <bytes>
 
@@ -125,6 +127,33 @@ func runHostileCommand(_ arguments: [String]) throws -> Int32? {
             say("write=\(error)")
         }
         return 0
+    case "write-failing-observed":
+        // A write that cannot reach the disk, with an observer of its key; then a small write to another suite.
+        guard arguments.count == 3 else { fail("write-failing-observed: suite, other suite") }
+        let failing = try DefaultsAdapter(suiteName: arguments[1], keyStore: DefaultsKeys(), writePolicy: .immediate)
+        let other = try DefaultsAdapter(suiteName: arguments[2], keyStore: DefaultsKeys(), writePolicy: .immediate)
+        let key = Key<String>("big", default: "")
+        let heard = DispatchSemaphore(value: 0)
+        let token = failing.observe(key) { _ in heard.signal() }
+        signal(SIGXFSZ, SIG_IGN)
+        var limits = rlimit(rlim_cur: 20_000, rlim_max: 20_000)
+        setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+        do {
+            try failing.set(String(repeating: "x", count: 40_000), for: key)
+            say("failing=written")
+        } catch {
+            say("failing=\(error)")
+        }
+        say("read=\(failing[key: key].count)")
+        say("heard=\(heard.wait(timeout: .now() + 5) == .success)")
+        do {
+            try other.set("small", for: key)
+            say("other=written")
+        } catch {
+            say("other=\(error)")
+        }
+        token.invalidate()
+        _exit(0)
     default:
         return nil
     }

@@ -7,6 +7,7 @@
 //     TypedDefaultsTestHelper print-settings [-key value ...]          print the settings, launch arguments on
 //     TypedDefaultsTestHelper print-settings-ignoring [-key value ...] the same with launch arguments ignored
 //     TypedDefaultsTestHelper write-count <n> [-key value ...]         write `count`, then print the settings
+//     TypedDefaultsTestHelper modify-count [-key value ...]            modify `count` += 1, print stored settings
 //     TypedDefaultsTestHelper standard-flag                print `UserDefaults.standard[flag]`, then set it
 //     TypedDefaultsTestHelper probe-key <suite> <key>      print a String? key's value and hasKey
 //     TypedDefaultsTestHelper contract                     run the API the README and the issue promise
@@ -111,6 +112,9 @@ case "write-count":
     guard let text = arguments.dropFirst().first, let value = Int(text) else { fail("write-count needs a number") }
     Defaults.count = value
     printSettings(Defaults)
+case "modify-count":
+    try Defaults.modify(\.count) { $0 += 1 }
+    printSettings(DefaultsAdapter(defaults: .standard, keyStore: DefaultsKeys(), launchArguments: .ignored))
 case "standard-flag":
     let flag = Key<Bool>("flag", default: false)
     print("flag=\(UserDefaults.standard[flag])")

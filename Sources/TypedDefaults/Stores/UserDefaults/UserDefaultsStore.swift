@@ -152,13 +152,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// diagnostic.
     public func value(forKey key: String) -> PropertyListValue? {
         let (value, found): (PropertyListValue?, String?) = Self.withFoundation {
-            let object: Any?
-            if Self.foundationArgumentKeys.contains(key) {
-                object = domainValues()?[key] ?? defaults.dictionaryRepresentation()[key]
-            } else {
-                object = defaults.object(forKey: key)
-            }
-            guard let object else { return (nil, nil) }
+            guard let object = storedObject(forKey: key) else { return (nil, nil) }
             return (PropertyListValue(foundationObject: object), "\(type(of: object))")
         }
         if value == nil, let found {
@@ -209,11 +203,13 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                     defaults.removeObject(forKey: change.key)
                 }
             }
+            // Announced before saving: a value Foundation cannot save stays set (and read back), so observers
+            // must hear of it even when the save throws.
+            changes.publish(changed)
             if Self.synchronizesEveryBatch {
                 let written = batch.writtenKeys
                 try synchronize(key: written.count == 1 ? written[0] : nil)
             }
-            changes.publish(changed)
             return true
         }
     }
@@ -251,12 +247,22 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         domainName.map { defaults.persistentDomain(forName: $0) ?? [:] }
     }
 
+    /// The value a batch expects and observers are told of: what ``value(forKey:)`` reads, so that `modify` of
+    /// a key Foundation's argument domain also holds compares the stored value, not the argument's raw string.
     private func currentValue(forKey key: String) -> PropertyListValue? {
-        defaults.object(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+        storedObject(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+    }
+
+    /// The instance's object for `key`, around Foundation's argument domain; call while holding the lock.
+    private func storedObject(forKey key: String) -> Any? {
+        if Self.foundationArgumentKeys.contains(key) {
+            return domainValues()?[key] ?? defaults.dictionaryRepresentation()[key]
+        }
+        return defaults.object(forKey: key)
     }
 
     private func synchronize(key: String?) throws(DefaultsError) {
-        guard defaults.synchronize() else {
+        guard defaults.synchronize() || fileHoldsDomain() else {
             throw .writeFailed(
                 suite: name,
                 key: key,
@@ -264,6 +270,32 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                     + "the value stays in memory and is written with the next successful write"
             )
         }
+    }
+
+    /// Whether the suite's own file holds its values; call while holding the lock.
+    ///
+    /// Foundation on Linux saves every suite of the process at once and says `false` when any of them failed,
+    /// so a suite beside one that cannot be written looks at its own file before reporting a failure.
+    private func fileHoldsDomain() -> Bool {
+        #if canImport(Darwin)
+        return false
+        #else
+        guard let domainName, let domain = domainValues() else { return false }
+        let path: String
+        if domainName.hasPrefix("/") {
+            path = domainName + ".plist"
+        } else {
+            let environment = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] ?? ""
+            path = (environment.isEmpty ? NSHomeDirectory() + "/.config" : environment) + "/" + domainName + ".plist"
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return domain.isEmpty && !FileManager.default.fileExists(atPath: path)
+        }
+        guard let stored = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        else { return false }
+        let saved = stored.compactMapValues(PropertyListValue.init(foundationObject:))
+        return saved.isIdentical(to: domain.compactMapValues(PropertyListValue.init(foundationObject:)))
+        #endif
     }
 
     private static func withFoundation<Result, Failure>(
@@ -306,9 +338,11 @@ extension UserDefaultsStore {
     /// Key-value observing reads a `.` in a key as a path and `@` as an operator, so keys with those are not
     /// watched; a diagnostic says so once.
     private func observedKeysChanged() {
-        let wanted = changes.observedKeys
         var unwatchable: [String] = []
         Self.withFoundation {
+            // Read under the lock: calls overtake each other (a thread that stopped observing a key reaching the
+            // lock after one that started again), and only the last to take it must decide, on the newest keys.
+            let wanted = changes.observedKeys
             let watched = wanted.filter { key in
                 let watchable = Self.isObservableByKeyValueObserving(key)
                 if !watchable, announced[key] == nil { unwatchable.append(key) }

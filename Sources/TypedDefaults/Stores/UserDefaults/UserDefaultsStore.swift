@@ -121,6 +121,8 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                 reason: "it is the app's own domain: use Defaults or UserDefaultsStore.standard"
             )
         }
+        // A program without a bundle identifier (a command-line tool) has its process's name as its domain.
+        if Bundle.main.bundleIdentifier == nil, name == ProcessInfo.processInfo.processName { return standard }
         if let store = suites.withLock({ $0[name] }) { return store }
         let foundationName = testLocations.withLock { $0.path(of: name) } ?? name
         guard let defaults = UserDefaults(suiteName: foundationName) else {

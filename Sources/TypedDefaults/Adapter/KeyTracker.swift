@@ -10,7 +10,10 @@ import Observation
 /// adapter or another process (once the store notices it) reaches trackers too.
 ///
 /// A tracker is an observer like ``DefaultsAdapter/observe(_:options:queue:_:)-(Key<Value>,_,_,_)``: changes
-/// made inside ``DefaultsAdapter/withoutPropagation(_:)`` are not announced.
+/// made inside ``DefaultsAdapter/withoutPropagation(_:)`` are not announced. Every change, announced or not,
+/// first drops the value the connection's cache keeps for the key: a `.cached` property read again after an
+/// announcement (a view's `body`, say) must find the new value, and the adapter that wrote drops its kept
+/// value only after the store has announced the change.
 @usableFromInline
 final class KeyTracker: Observable, Sendable {
     @usableFromInline let registrar = ObservationRegistrar()
@@ -26,13 +29,18 @@ final class KeyTracker: Observable, Sendable {
     /// closures are user code that `withMutation` calls synchronously.
     private let queue: DispatchQueue
 
-    init(name: String, store: any DefaultsStore) {
+    init(name: String, store: any DefaultsStore, cache: DecodedValueCache) {
         self.name = name
         member = \KeyTracker.name
         self.store = store
         queue = DispatchQueue(label: "TypedDefaults.tracking", target: .global())
-        // Listeners run under the store's lock, so this one only queues the announcement.
-        let id = store.changes.add(keys: [name]) { [weak self] _ in self?.changed() }
+        // Listeners run under the store's lock, so this one only drops the kept value (no user code, no
+        // decoding) and queues the announcement. It runs on the writer's thread, inside the writer's
+        // `withoutPropagation` if there is one.
+        let id = store.changes.add(keys: [name], ignoringSuppression: true) { [weak self] _ in
+            cache.forget(name)
+            if !Propagation.isSuppressed { self?.changed() }
+        }
         registration.withLock { $0 = id }
     }
 
@@ -71,10 +79,10 @@ final class KeyTrackers: Sendable {
     private let trackers = Locked<[String: WeakTracker]>([:])
 
     /// The tracker of `name`, made (and listening to `store`) if there is none alive.
-    func tracker(forKey name: String, store: any DefaultsStore) -> KeyTracker {
+    func tracker(forKey name: String, store: any DefaultsStore, cache: DecodedValueCache) -> KeyTracker {
         if let existing = trackers.withLock({ $0[name]?.tracker }) { return existing }
         // Made outside the lock: registering with the store may start its file watch.
-        let made = KeyTracker(name: name, store: store)
+        let made = KeyTracker(name: name, store: store, cache: cache)
         return trackers.withLock { trackers in
             // Another thread may have made one meanwhile; the one made here then goes away unused.
             if let existing = trackers[name]?.tracker { return existing }

@@ -28,7 +28,7 @@ final class StoreConnection: Sendable {
 
     /// The tracker that tells the Observation framework of changes of `key`; shared while anyone holds it.
     func tracker(forKey key: String) -> KeyTracker {
-        trackers.tracker(forKey: key, store: store)
+        trackers.tracker(forKey: key, store: store, cache: decoded)
     }
 
     /// Arranges for a flush of the store within `delay`, unless one is already arranged; a flush that fails is

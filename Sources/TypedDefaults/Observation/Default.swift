@@ -3,11 +3,10 @@ import Dispatch
 /// A property backed by a key: `@Default(\.theme) var theme` reads and writes `Defaults.theme`.
 ///
 /// Usable in any struct or class. With `.cached`, the value read is kept, so later reads do not go to the
-/// suite at all (a key's default is not kept: reading it costs one lookup in the suite); a write through the
-/// adapter the wrapper was made from (the wrapper included) drops it, and the next read fetches the new
-/// value. With `.observed` as well, the cached
-/// value follows every change of the key, however made (another adapter, another process, a person
-/// editing the file). The projected value observes the key: `$theme.observe { ... }`, `$theme.updates()`.
+/// suite at all (a key's default is not kept: reading it costs one lookup in the suite); every change of the
+/// key, however made (the wrapper, another adapter, another process, a person editing the file), drops it,
+/// and the next read fetches the new value. The projected value observes the key: `$theme.observe { ... }`,
+/// `$theme.updates()`.
 ///
 /// Reading the property is an access the Observation framework tracks: inside `withObservationTracking`, or
 /// in a SwiftUI view's `body` (where `@Default` is a `DynamicProperty`, with `$theme.binding` and
@@ -165,10 +164,12 @@ public struct DefaultOptions: OptionSet, Sendable, Hashable {
     /// Creates options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Keep the value read, so later reads do not go to the suite, until a write through the same adapter.
+    /// Keep the value read, so later reads do not go to the suite, until the key changes, however made (in
+    /// this process or another).
     public static let cached = DefaultOptions(rawValue: 1)
 
     /// Keep the cached value in step with every change of the key, in this process or another (implies
-    /// `.cached`).
+    /// `.cached`, which now does the same: every property follows its key's changes, for the Observation
+    /// framework's sake).
     public static let observed = DefaultOptions(rawValue: 2)
 }

@@ -48,17 +48,20 @@ struct ObservationTrackingTests {
         #expect(plain.count == 1, "onChange runs once per tracking")
     }
 
-    @Test("a write through another adapter on the same suite, and modify, are announced")
+    @Test("a write through another adapter on the same suite, and modify, are announced; cached reads then see them")
     func otherAdapter() throws {
         let suite = IsolatedSuite()
         let settings = Settings(suite.adapter)
         let other = try suite.secondAdapter(keyStore: DefaultsKeys())
-        let first = Self.track { settings.theme }
+        suite.adapter.theme = .dark
+        // Keeps `.dark`, which only the store's announcement to this adapter's tracker can drop.
+        let cached = Self.track { settings.cachedTheme }
         other.theme = .light
-        #expect(eventually { first.all == [.light] })
-        let second = Self.track { settings.cachedTheme }
-        try suite.adapter.modify(\.theme) { $0 = .dark }
-        #expect(eventually { second.all == [.dark] })
+        #expect(eventually { cached.all == [.light] })
+        let plain = Self.track { settings.theme }
+        let cachedAgain = Self.track { settings.cachedTheme }
+        try suite.adapter.modify(\.theme) { $0 = .system }
+        #expect(eventually { plain.all == [.system] && cachedAgain.all == [.system] })
     }
 
     @Test("another process's write is announced once the file watch notices it")

@@ -1,13 +1,15 @@
 import Dispatch
 
-/// An adapter's store, with what the adapter keeps beside it: decoded values and scheduled flushes.
+/// An adapter's store, with what the adapter keeps beside it: decoded values, the keys' trackers for the
+/// Observation framework, and scheduled flushes.
 ///
 /// Shared by every copy of an adapter and every `@Default` property made from it, so they share one cache
-/// and coalesce their writes into one flush.
+/// and one tracker per key, and coalesce their writes into one flush.
 @usableFromInline
 final class StoreConnection: Sendable {
     @usableFromInline let store: any DefaultsStore
     @usableFromInline let decoded = DecodedValueCache()
+    private let trackers = KeyTrackers()
     private let flushes = Locked(FlushState())
 
     private struct FlushState: Sendable {
@@ -22,6 +24,11 @@ final class StoreConnection: Sendable {
 
     init(_ store: any DefaultsStore) {
         self.store = store
+    }
+
+    /// The tracker that tells the Observation framework of changes of `key`; shared while anyone holds it.
+    func tracker(forKey key: String) -> KeyTracker {
+        trackers.tracker(forKey: key, store: store, cache: decoded)
     }
 
     /// Arranges for a flush of the store within `delay`, unless one is already arranged; a flush that fails is

@@ -3,11 +3,16 @@ import Dispatch
 /// A property backed by a key: `@Default(\.theme) var theme` reads and writes `Defaults.theme`.
 ///
 /// Usable in any struct or class. With `.cached`, the value read is kept, so later reads do not go to the
-/// suite at all (a key's default is not kept: reading it costs one lookup in the suite); a write through the
-/// adapter the wrapper was made from (the wrapper included) drops it, and the next read fetches the new
-/// value. With `.observed` as well, the cached
-/// value follows every change of the key, however made (another adapter, another process, a person
-/// editing the file). The projected value observes the key: `$theme.observe { ... }`, `$theme.updates()`.
+/// suite at all (a key's default is not kept: reading it costs one lookup in the suite); every change of the
+/// key, however made (the wrapper, another adapter, another process, a person editing the file), drops it,
+/// and the next read fetches the new value. The projected value observes the key: `$theme.observe { ... }`,
+/// `$theme.updates()`.
+///
+/// Reading the property is an access the Observation framework tracks: inside `withObservationTracking`, or
+/// in a SwiftUI view's `body` (where `@Default` is a `DynamicProperty`, with `$theme.binding` and
+/// `$theme.publisher` beside it), the next change of the key, however made, is announced, shortly after it
+/// and on a queue of the library's. Changes made inside ``DefaultsAdapter/withoutPropagation(_:)`` are not,
+/// as to any observer. The announcements come while any property of the key made from that adapter lives.
 ///
 /// ## Usage
 /// ```swift
@@ -19,6 +24,12 @@ import Dispatch
 /// let settings = Settings()
 /// settings.theme = .dark
 /// let token = settings.$volume.observe { change in print(change.newValue) }
+///
+/// withObservationTracking {
+///     print(settings.theme)
+/// } onChange: {
+///     print("theme changed")
+/// }
 /// ```
 @propertyWrapper
 public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
@@ -28,6 +39,8 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     @usableFromInline let slot: DecodedValueCache.Slot?
     /// With `.observed`, drops the kept value on every change of the key, while any copy of the wrapper lives.
     private let following: KeyFollower?
+    /// Tells the Observation framework (and so SwiftUI) of the key's reads and changes.
+    @usableFromInline let tracker: KeyTracker
 
     /// A property for a key of ``DefaultsKeys``, read and written through ``Defaults``.
     public init(_ keyPath: KeyPath<DefaultsKeys, Key<Value>>, options: DefaultOptions = []) {
@@ -54,11 +67,14 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
         )
         self.slot = options.isEmpty ? nil : adapter.connection.decoded.slot(forKey: key.name)
         self.following = options.contains(.observed) ? KeyFollower(key: key.name, connection: adapter.connection) : nil
+        self.tracker = adapter.connection.tracker(forKey: key.name)
     }
 
     /// The key's value.
     public var wrappedValue: Value {
         @inlinable get {
+            // Registered first, whatever the read returns: a tracked read is told of the key's next change.
+            tracker.access()
             guard let slot else { return adapter[key: key] }
             if let override = adapter.launchArguments.value(for: key, suite: { adapter.suiteName }) { return override }
             // The adapter's own cache, trusted without asking the store: a write through the adapter, or with
@@ -67,20 +83,35 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             // Copied out under the lock, which needs no reference to the kept value.
             let (kept, generation) = cache.state.withLock { (slot.decoded?.value(as: Value.self), $0.generation) }
             if let kept { return kept }
-            // A default (nothing stored, or a stored value that is not a `Value`) is not kept: it is the key's
-            // own, and another key of the same name and type may have another.
-            guard let stored = adapter.storedValue(forKey: key.name) else { return key.defaultValue }
-            guard let value = adapter.decoded(stored, for: key) else { return key.defaultValue }
-            // Only a value that holds no object, which every later reader would share.
-            if ValueSemantics.holdsNoReferences(value) {
-                cache.keep(DecodedValue(value), forKey: key.name, in: slot, from: stored, ifStill: generation)
-            }
-            return value
+            return fetch(into: slot, ifStill: generation)
         }
         nonmutating set {
             // The write drops the kept value: it can be refused, and the next read then fetches what is stored.
             adapter[key: key] = newValue
         }
+    }
+
+    /// Reads the stored value and keeps it in `slot`, unless a value was dropped since `generation`.
+    ///
+    /// Kept out of the getter (but specialized for each `Value`), so that the getter's usual path, a value
+    /// already kept, stays small enough to be inlined where it is read.
+    @inlinable @inline(never)
+    func fetch(into slot: DecodedValueCache.Slot, ifStill generation: UInt64) -> Value {
+        // A default (nothing stored, or a stored value that is not a `Value`) is not kept: it is the key's
+        // own, and another key of the same name and type may have another.
+        guard let stored = adapter.storedValue(forKey: key.name) else { return key.defaultValue }
+        guard let value = adapter.decoded(stored, for: key) else { return key.defaultValue }
+        // Only a value that holds no object, which every later reader would share.
+        if ValueSemantics.holdsNoReferences(value) {
+            adapter.decodedValues.keep(
+                DecodedValue(value),
+                forKey: key.name,
+                in: slot,
+                from: stored,
+                ifStill: generation
+            )
+        }
+        return value
     }
 
     /// The wrapper itself, to observe the key: `$theme.observe { ... }`.
@@ -133,10 +164,12 @@ public struct DefaultOptions: OptionSet, Sendable, Hashable {
     /// Creates options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Keep the value read, so later reads do not go to the suite, until a write through the same adapter.
+    /// Keep the value read, so later reads do not go to the suite, until the key changes, however made (in
+    /// this process or another).
     public static let cached = DefaultOptions(rawValue: 1)
 
     /// Keep the cached value in step with every change of the key, in this process or another (implies
-    /// `.cached`).
+    /// `.cached`, which now does the same: every property follows its key's changes, for the Observation
+    /// framework's sake).
     public static let observed = DefaultOptions(rawValue: 2)
 }

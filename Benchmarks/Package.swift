@@ -5,7 +5,7 @@ import PackageDescription
 // Run from this directory with `swift package --disable-sandbox benchmark` (see README.md).
 let package = Package(
     name: "TypedDefaultsBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "TypedDefaults", path: ".."),
         // Only the malloc interposer trait: the default "RuntimeInterposer" trait would pull in

@@ -5,7 +5,7 @@ import PackageDescription
 // package of its own: the benchmark plugin would run any executable of the benchmarks' package as one.
 let package = Package(
     name: "InstructionCounts",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     dependencies: [
         // Named, because a path dependency is otherwise named after the folder of the clone.
         .package(name: "TypedDefaults", path: "../..")

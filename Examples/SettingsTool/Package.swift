@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "SettingsTool",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [.executable(name: "settings-tool", targets: ["SettingsTool"])],
     dependencies: [
         // The library in this checkout. `name:` because a path dependency is otherwise known by its folder's

@@ -61,7 +61,6 @@ public final class DefaultsStoreChanges: Sendable {
     typealias Listener = @Sendable ([DefaultsStoreChange]) -> Void
 
     private struct Entry: Sendable {
-        let keys: Set<String>?
         /// Whether the listener hears changes made inside `withoutPropagation` too (a cache's, not an observer's).
         let ignoresSuppression: Bool
         let listener: Listener
@@ -69,11 +68,12 @@ public final class DefaultsStoreChanges: Sendable {
 
     /// The listeners, indexed by key, so a change costs in proportion to the listeners of its keys, not to all.
     private struct State: Sendable {
-        var entries: [UInt64: Entry] = [:]
+        /// The keys of each listener; `nil` for a listener of every key.
+        var keysOf: [UInt64: Set<String>?] = [:]
         /// The listeners of every key.
-        var everyKey: Set<UInt64> = []
+        var everyKey: [UInt64: Entry] = [:]
         /// The listeners of each key observed one by one.
-        var byKey: [String: Set<UInt64>] = [:]
+        var byKey: [String: [UInt64: Entry]] = [:]
         var nextID: UInt64 = 0
     }
 
@@ -90,7 +90,7 @@ public final class DefaultsStoreChanges: Sendable {
     }
 
     /// Whether anyone listens; a store can skip working out changes when nobody does.
-    public var hasObservers: Bool { state.withLock { !$0.entries.isEmpty } }
+    public var hasObservers: Bool { state.withLock { !$0.keysOf.isEmpty } }
 
     /// The keys someone observes one by one; observers of every key are not counted here.
     ///
@@ -98,7 +98,7 @@ public final class DefaultsStoreChanges: Sendable {
     public var observedKeys: Set<String> { state.withLock { Set($0.byKey.keys) } }
 
     /// How many observers are registered; for tests that check nothing is left behind.
-    var observerCount: Int { state.withLock { $0.entries.count } }
+    var observerCount: Int { state.withLock { $0.keysOf.count } }
 
     /// Tells every observer of the keys in `changes` about them.
     ///
@@ -107,25 +107,32 @@ public final class DefaultsStoreChanges: Sendable {
     /// ```
     public func publish(_ changes: [DefaultsStoreChange]) {
         guard !changes.isEmpty else { return }
-        let suppressed = Propagation.isSuppressed
+        var suppressed: Bool?
+        // Read only when a listener could be left out: the task-local lookup costs more than the rest.
+        func heard(_ entry: Entry) -> Bool {
+            if entry.ignoresSuppression { return true }
+            if suppressed == nil { suppressed = Propagation.isSuppressed }
+            return suppressed == false
+        }
         // Each listener is called once, with the changes of its keys in the order given.
         let deliveries: [(Listener, [DefaultsStoreChange])] = state.withLock { state in
-            guard !state.entries.isEmpty else { return [] }
             var deliveries: [(Listener, [DefaultsStoreChange])] = []
-            for id in state.everyKey {
-                if let entry = state.entries[id], !suppressed || entry.ignoresSuppression {
+            for entry in state.everyKey.values where heard(entry) { deliveries.append((entry.listener, changes)) }
+            guard !state.byKey.isEmpty else { return deliveries }
+            if changes.count == 1 {
+                for entry in state.byKey[changes[0].key]?.values ?? [:].values where heard(entry) {
                     deliveries.append((entry.listener, changes))
                 }
+                return deliveries
             }
-            guard !state.byKey.isEmpty else { return deliveries }
-            var perListener: [UInt64: [DefaultsStoreChange]] = [:]
+            var perListener: [UInt64: (Entry, [DefaultsStoreChange])] = [:]
             for change in changes {
-                for id in state.byKey[change.key] ?? [] { perListener[id, default: []].append(change) }
-            }
-            for (id, relevant) in perListener {
-                if let entry = state.entries[id], !suppressed || entry.ignoresSuppression {
-                    deliveries.append((entry.listener, relevant))
+                for (id, entry) in state.byKey[change.key] ?? [:] {
+                    perListener[id, default: (entry, [])].1.append(change)
                 }
+            }
+            for (entry, relevant) in perListener.values where heard(entry) {
+                deliveries.append((entry.listener, relevant))
             }
             return deliveries
         }
@@ -137,19 +144,20 @@ public final class DefaultsStoreChanges: Sendable {
     /// With `ignoringSuppression`, the listener hears changes made inside `withoutPropagation` too: a cache
     /// that must drop what changed, whoever may be told.
     func add(keys: Set<String>?, ignoringSuppression: Bool = false, _ listener: @escaping Listener) -> UInt64 {
+        let entry = Entry(ignoresSuppression: ignoringSuppression, listener: listener)
         let (id, watchChanges) = state.withLock { state in
             state.nextID += 1
             let id = state.nextID
-            let first = state.entries.isEmpty
-            state.entries[id] = Entry(keys: keys, ignoresSuppression: ignoringSuppression, listener: listener)
+            let first = state.keysOf.isEmpty
+            state.keysOf[id] = keys
             guard let keys else {
-                state.everyKey.insert(id)
+                state.everyKey[id] = entry
                 return (id, first)
             }
             var newKey = false
             for key in keys {
                 if state.byKey[key] == nil { newKey = true }
-                state.byKey[key, default: []].insert(id)
+                state.byKey[key, default: [:]][id] = entry
             }
             return (id, first || newKey)
         }
@@ -159,20 +167,20 @@ public final class DefaultsStoreChanges: Sendable {
 
     func remove(_ id: UInt64) {
         let watchChanges = state.withLock { state in
-            guard let entry = state.entries.removeValue(forKey: id) else { return false }
-            guard let keys = entry.keys else {
-                state.everyKey.remove(id)
-                return state.entries.isEmpty
+            guard let keys = state.keysOf.removeValue(forKey: id) else { return false }
+            guard let keys else {
+                state.everyKey[id] = nil
+                return state.keysOf.isEmpty
             }
             var keyGone = false
             for key in keys {
-                state.byKey[key]?.remove(id)
+                state.byKey[key]?[id] = nil
                 if state.byKey[key]?.isEmpty == true {
                     state.byKey[key] = nil
                     keyGone = true
                 }
             }
-            return keyGone || state.entries.isEmpty
+            return keyGone || state.keysOf.isEmpty
         }
         if watchChanges { observersChanged() }
     }

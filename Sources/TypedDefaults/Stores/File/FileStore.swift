@@ -95,7 +95,7 @@ public final class FileStore: DefaultsStore {
             let result = try body(&state)
             if !state.announcements.isEmpty {
                 changes.publish(state.announcements)
-                state.announcements.removeAll()
+                state.announcements.removeAll(keepingCapacity: true)
             }
             return result
         }
@@ -240,6 +240,17 @@ public final class FileStore: DefaultsStore {
             let before = effectiveValues(state)
             let result = try mutate(&state)
             state.announcements += before.changes(to: effectiveValues(state))
+            return result
+        }
+        if keys.count == 1 {
+            // The usual write, one key: compared without building dictionaries.
+            let key = keys[0]
+            let before = Self.lookup(key, in: state)
+            let result = try mutate(&state)
+            let after = Self.lookup(key, in: state)
+            if !before.isIdentical(to: after) {
+                state.announcements.append(DefaultsStoreChange(key: key, oldValue: before, newValue: after))
+            }
             return result
         }
         let before = Self.values(of: keys, in: state)

@@ -14,7 +14,8 @@ import Foundation
 /// - what Foundation reads differently from its text: a string or key starting with U+FEFF (dropped), a
 ///   dictionary holding only `CF$UID` (an archiver's reference), two keys Swift takes to be equal;
 /// - arrays and dictionaries nested more than 512 levels, the suite's dictionary included, which Foundation
-///   refuses.
+///   refuses. Nesting is kept on a stack of the reader's own, not by recursion, so the deepest file it reads
+///   needs no more thread stack than a flat one.
 ///
 /// ```swift
 /// let value = PropertyListXMLReader.value(from: data)   // nil: ask Foundation instead
@@ -51,7 +52,7 @@ private struct Parser {
         }
         guard skip("<plist version=\"1.0\">") || skip("<plist>") else { return nil }
         skipWhitespace()
-        guard let value = value(depth: 0) else { return nil }
+        guard let value = value() else { return nil }
         skipWhitespace()
         guard skip("</plist>") else { return nil }
         skipWhitespace()
@@ -60,63 +61,112 @@ private struct Parser {
 
     // MARK: Elements
 
-    mutating func value(depth: Int) -> PropertyListValue? {
+    private enum Element {
+        case value(PropertyListValue)
+        case array
+        case dictionary
+    }
+
+    private enum Container {
+        case array
+        case dictionary
+    }
+
+    /// The value of the element at the position, read with a stack of its own rather than by recursion, so
+    /// that a deep file needs no more thread stack than a flat one.
+    mutating func value() -> PropertyListValue? {
+        var open: [Container] = []
+        // The unfinished arrays and dictionaries, innermost last; each array is mutated in place.
+        var arrays: [[PropertyListValue]] = []
+        var dictionaries: [[String: PropertyListValue]] = []
+        var keys: [String] = []
+        while true {
+            var finished: PropertyListValue?
+            switch element(depth: open.count) {
+            case nil: return nil
+            case .value(let value)?: finished = value
+            case .array?:
+                open.append(.array)
+                arrays.append([])
+            case .dictionary?:
+                open.append(.dictionary)
+                dictionaries.append([:])
+            }
+            // Put the finished value in its container and close the containers it completes, until the next
+            // value is due.
+            placing: while true {
+                guard let container = open.last else { return finished }
+                switch container {
+                case .array:
+                    if let value = finished {
+                        arrays[arrays.count - 1].append(value)
+                        finished = nil
+                    }
+                    skipWhitespace()
+                    if skip("</array>") {
+                        open.removeLast()
+                        finished = .array(arrays.removeLast())
+                        continue placing
+                    }
+                case .dictionary:
+                    if let value = finished {
+                        // Foundation keeps the last of two equal keys, but which of two keys Swift calls equal
+                        // ("é" and "e" + U+0301) survives its conversion depends on hashing order.
+                        let key = keys.removeLast()
+                        guard dictionaries[dictionaries.count - 1].updateValue(value, forKey: key) == nil else {
+                            return nil
+                        }
+                        finished = nil
+                    }
+                    skipWhitespace()
+                    if skip("</dict>") {
+                        open.removeLast()
+                        let entries = dictionaries.removeLast()
+                        // Foundation reads this as a keyed archiver's reference, which is no property-list value.
+                        if entries.count == 1, entries["CF$UID"] != nil { return nil }
+                        finished = .dictionary(entries)
+                        continue placing
+                    }
+                    guard skip("<key>"), let key = text(closing: "</key>") else { return nil }
+                    keys.append(key)
+                    skipWhitespace()
+                }
+                break placing
+            }
+        }
+    }
+
+    /// A scalar element, or the start of an array or dictionary `depth` containers deep.
+    private mutating func element(depth: Int) -> Element? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else { return nil }
         if skip("<string>") {
-            return text(closing: "</string>").map(PropertyListValue.string)
+            return text(closing: "</string>").map { .value(.string($0)) }
         } else if skip("<integer>") {
-            return content(closing: "</integer>").flatMap(Self.integer)
+            return content(closing: "</integer>").flatMap(Self.integer).map(Element.value)
         } else if skip("<real>") {
-            return content(closing: "</real>").flatMap(Self.real)
+            return content(closing: "</real>").flatMap(Self.real).map(Element.value)
         } else if skip("<true/>") {
-            return .bool(true)
+            return .value(.bool(true))
         } else if skip("<false/>") {
-            return .bool(false)
+            return .value(.bool(false))
         } else if skip("<date>") {
-            return content(closing: "</date>").flatMap(Self.date)
+            return content(closing: "</date>").flatMap(Self.date).map(Element.value)
         } else if skip("<data>") {
-            return content(closing: "</data>").flatMap(Self.data)
+            return content(closing: "</data>").flatMap(Self.data).map(Element.value)
         } else if skip("<string/>") {
-            return .string("")
+            return .value(.string(""))
         }
         guard depth < PropertyListXMLReader.maximumNesting else { return nil }
         if skip("<dict>") {
-            return dictionary(depth: depth + 1)
+            return .dictionary
         } else if skip("<array>") {
-            return array(depth: depth + 1)
+            return .array
         } else if skip("<dict/>") {
-            return .dictionary([:])
+            return .value(.dictionary([:]))
         } else if skip("<array/>") {
-            return .array([])
+            return .value(.array([]))
         }
         return nil
-    }
-
-    mutating func array(depth: Int) -> PropertyListValue? {
-        var items: [PropertyListValue] = []
-        while true {
-            skipWhitespace()
-            if skip("</array>") { return .array(items) }
-            guard let item = value(depth: depth) else { return nil }
-            items.append(item)
-        }
-    }
-
-    mutating func dictionary(depth: Int) -> PropertyListValue? {
-        var entries: [String: PropertyListValue] = [:]
-        while true {
-            skipWhitespace()
-            if skip("</dict>") { break }
-            guard skip("<key>"), let key = text(closing: "</key>") else { return nil }
-            skipWhitespace()
-            guard let value = value(depth: depth) else { return nil }
-            // Foundation keeps the last of two equal keys, but which of two keys Swift calls equal ("é" and
-            // "e" + U+0301) survives its conversion depends on hashing order.
-            guard entries.updateValue(value, forKey: key) == nil else { return nil }
-        }
-        // Foundation reads this dictionary as a keyed archiver's reference, which is no property-list value.
-        if entries.count == 1, entries["CF$UID"] != nil { return nil }
-        return .dictionary(entries)
     }
 
     // MARK: Text

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TypedDefaultsTestSupport
 
@@ -148,6 +149,23 @@ struct PropertyListReaderTests {
         // Far deeper input is refused without recursing through it.
         let hostile = "<plist>" + String(repeating: "<array>", count: 200_000) + "</plist>"
         #expect(PropertyListXMLReader.value(from: Data(hostile.utf8)) == nil)
+    }
+
+    @Test("the deepest readable file is read on a thread with a 128 KiB stack, even in a debug build")
+    func smallStack() {
+        // The failure: a recursive reader needed over 1 MiB of stack for 512 levels in a debug build, and a
+        // suite read on a small-stack thread crashed the process. Foundation's own reader needs 512 KiB.
+        let file = PropertyListXML.data(["deep": GeneratedValues.nested(depth: 511)])
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<PropertyListValue?>(nil)
+        let thread = Thread {
+            result.withLock { $0 = PropertyListXMLReader.value(from: file) }
+            done.signal()
+        }
+        thread.stackSize = 128 << 10
+        thread.start()
+        done.wait()
+        #expect(result.withLock { $0 } != nil)
     }
 
     /// Python's `plistlib.dumps`: tabs, literal carriage returns, `inf`, `1e-05`, Base64 in 76-column lines.

@@ -52,6 +52,21 @@ struct PropertyListReaderTests {
         }
     }
 
+    @Test(
+        "a suite holding every supported type in every shape is read by the library's reader as Foundation reads it",
+        .needsFileStore
+    )
+    func typeMatrixFile() throws {
+        let suite = IsolatedSuite()
+        try TypeMatrix.write(TypeMatrix.catalog, to: suite.adapter)
+        let file = try Data(contentsOf: suite.fileURL)
+        let own = try #require(PropertyListXMLReader.value(from: file))
+        #expect(own.isIdentical(to: try #require(Self.foundationReading(file))))
+        // Another adapter loads the file through the library's reader and gets every value back exactly.
+        let reader = try suite.secondAdapter(keyStore: DefaultsKeys())
+        #expect(TypeMatrix.failures(TypeMatrix.catalog, in: reader) == [])
+    }
+
     @Test("mutated files: the reader returns nothing, or exactly what Foundation's reader returns")
     func mutatedFiles() throws {
         var random = SeededGenerator(seed: 12)

@@ -117,7 +117,14 @@ extension PropertyListValue {
     }
 
     /// The value of a property list in any format Foundation reads (XML, binary or old-style).
+    ///
+    /// XML as TypedDefaults, Foundation, Python and `defaults` write it is read by ``PropertyListXMLReader``
+    /// without Foundation's objects; anything that reader leaves is Foundation's.
     package init?(propertyListData data: Data) {
+        if data.first == UInt8(ascii: "<"), let value = PropertyListXMLReader.value(from: data) {
+            self = value
+            return
+        }
         // Foundation on Linux crashes on some binary property lists; those read as damaged instead.
         guard BinaryPropertyListReader.foundationCrash(on: data) == nil else { return nil }
         guard let object = try? PropertyListSerialization.propertyList(from: data, format: nil) else { return nil }

@@ -1,0 +1,37 @@
+import Foundation
+import TypedDefaults
+
+/// One input: whenever the library's reader returns a value, Foundation's reader must return the very same
+/// value (bit for bit); otherwise the input is a finding and the process traps with it.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let data = Data(bytes: start, count: count)
+    guard let own = PropertyListXMLReader.value(from: data) else { return 0 }
+    let object = try? PropertyListSerialization.propertyList(from: data, format: nil)
+    let foundation = object.flatMap(PropertyListValue.init(foundationObject:))
+    guard let foundation, own.isIdentical(to: foundation) else {
+        print("reader: \(own)\nFoundation: \(foundation.map { "\($0)" } ?? "refused")")
+        print(String(decoding: data, as: UTF8.self))
+        fatalError("the library's reader and Foundation's disagree")
+    }
+    return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+/// SwiftPM links an executable's entry point under this name, in place of libFuzzer's `main`; libFuzzer's
+/// driver then runs as its `main` would.
+@_cdecl("PropertyListReaderFuzz_main")
+public func fuzzMain(
+    _ argc: CInt,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runDriver(&count, &arguments, testOneInput)
+}

@@ -1,0 +1,402 @@
+import Foundation
+
+/// Reads the XML property lists that TypedDefaults, Foundation, Python's `plistlib` and macOS's `defaults`
+/// write, straight into a ``PropertyListValue``.
+///
+/// Foundation's reader builds a tree of Foundation objects that then has to be converted, which costs more
+/// than the parse. This reader understands a strict subset of XML and returns `nil` for anything outside it,
+/// so the caller hands the bytes to Foundation instead: it never reads a file differently from Foundation, it
+/// only reads the usual files faster. Outside the subset, on purpose:
+/// - any DOCTYPE but Apple's (which is skipped, never fetched), entities, comments, processing instructions,
+///   CDATA, attributes, an encoding other than UTF-8, a byte order mark;
+/// - spellings Foundation reads loosely: whitespace around numbers or dates, `+5`, `0x10`, `NaN`, a date such
+///   as February 30 that Foundation rolls over, Base64 with stray characters, `<true></true>`;
+/// - what Foundation reads differently from its text: a string or key starting with U+FEFF (dropped), a
+///   dictionary holding only `CF$UID` (an archiver's reference), two keys Swift takes to be equal;
+/// - arrays and dictionaries nested more than 512 levels, the suite's dictionary included, which Foundation
+///   refuses. Nesting is kept on a stack of the reader's own, not by recursion, so the deepest file it reads
+///   needs no more thread stack than a flat one.
+///
+/// ```swift
+/// let value = PropertyListXMLReader.value(from: data)   // nil: ask Foundation instead
+/// ```
+package enum PropertyListXMLReader {
+    /// The value `data` holds, or `nil` if this reader does not read it (Foundation may still).
+    package static func value(from data: Data) -> PropertyListValue? {
+        data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            return parser.document()
+        }
+    }
+
+    /// The deepest Foundation's reader nests `<array>` and `<dict>` elements, the outermost one included.
+    static let maximumNesting = 512
+}
+
+private struct Parser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    mutating func document() -> PropertyListValue? {
+        _ = skip("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+        skipWhitespace()
+        if skip("<!DOCTYPE") {
+            guard
+                skip(
+                    " plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">"
+                )
+            else { return nil }
+            skipWhitespace()
+        }
+        guard skip("<plist version=\"1.0\">") || skip("<plist>") else { return nil }
+        skipWhitespace()
+        guard let value = value() else { return nil }
+        skipWhitespace()
+        guard skip("</plist>") else { return nil }
+        skipWhitespace()
+        return position == bytes.count ? value : nil
+    }
+
+    // MARK: Elements
+
+    private enum Element {
+        case value(PropertyListValue)
+        case array
+        case dictionary
+    }
+
+    private enum Container {
+        case array
+        case dictionary
+    }
+
+    /// The value of the element at the position, read with a stack of its own rather than by recursion, so
+    /// that a deep file needs no more thread stack than a flat one.
+    mutating func value() -> PropertyListValue? {
+        var open: [Container] = []
+        // The unfinished arrays and dictionaries, innermost last; each array is mutated in place.
+        var arrays: [[PropertyListValue]] = []
+        var dictionaries: [[String: PropertyListValue]] = []
+        var keys: [String] = []
+        while true {
+            var finished: PropertyListValue?
+            switch element(depth: open.count) {
+            case nil: return nil
+            case .value(let value)?: finished = value
+            case .array?:
+                open.append(.array)
+                arrays.append([])
+            case .dictionary?:
+                open.append(.dictionary)
+                dictionaries.append([:])
+            }
+            // Put the finished value in its container and close the containers it completes, until the next
+            // value is due.
+            placing: while true {
+                guard let container = open.last else { return finished }
+                switch container {
+                case .array:
+                    if let value = finished {
+                        arrays[arrays.count - 1].append(value)
+                        finished = nil
+                    }
+                    skipWhitespace()
+                    if skip("</array>") {
+                        open.removeLast()
+                        finished = .array(arrays.removeLast())
+                        continue placing
+                    }
+                case .dictionary:
+                    if let value = finished {
+                        // Foundation keeps the last of two equal keys, but which of two keys Swift calls equal
+                        // ("é" and "e" + U+0301) survives its conversion depends on hashing order.
+                        let key = keys.removeLast()
+                        guard dictionaries[dictionaries.count - 1].updateValue(value, forKey: key) == nil else {
+                            return nil
+                        }
+                        finished = nil
+                    }
+                    skipWhitespace()
+                    if skip("</dict>") {
+                        open.removeLast()
+                        let entries = dictionaries.removeLast()
+                        // Foundation reads this as a keyed archiver's reference, which is no property-list value.
+                        if entries.count == 1, entries["CF$UID"] != nil { return nil }
+                        finished = .dictionary(entries)
+                        continue placing
+                    }
+                    guard skip("<key>"), let key = text(closing: "</key>") else { return nil }
+                    keys.append(key)
+                    skipWhitespace()
+                }
+                break placing
+            }
+        }
+    }
+
+    /// A scalar element, or the start of an array or dictionary `depth` containers deep.
+    private mutating func element(depth: Int) -> Element? {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else { return nil }
+        if skip("<string>") {
+            return text(closing: "</string>").map { .value(.string($0)) }
+        } else if skip("<integer>") {
+            return content(closing: "</integer>").flatMap(Self.integer).map(Element.value)
+        } else if skip("<real>") {
+            return content(closing: "</real>").flatMap(Self.real).map(Element.value)
+        } else if skip("<true/>") {
+            return .value(.bool(true))
+        } else if skip("<false/>") {
+            return .value(.bool(false))
+        } else if skip("<date>") {
+            return content(closing: "</date>").flatMap(Self.date).map(Element.value)
+        } else if skip("<data>") {
+            return content(closing: "</data>").flatMap(Self.data).map(Element.value)
+        } else if skip("<string/>") {
+            return .value(.string(""))
+        }
+        guard depth < PropertyListXMLReader.maximumNesting else { return nil }
+        if skip("<dict>") {
+            return .dictionary
+        } else if skip("<array>") {
+            return .array
+        } else if skip("<dict/>") {
+            return .value(.dictionary([:]))
+        } else if skip("<array/>") {
+            return .value(.array([]))
+        }
+        return nil
+    }
+
+    // MARK: Text
+
+    /// The bytes up to the next `<`, which must start `closing`: the text of a number, date or data.
+    mutating func content(closing: StaticString) -> UnsafeBufferPointer<UInt8>? {
+        let start = position
+        while position < bytes.count, bytes[position] != UInt8(ascii: "<") { position += 1 }
+        let end = position
+        guard skip(closing) else { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// The text of a `<string>` or `<key>`, references replaced.
+    mutating func text(closing: StaticString) -> String? {
+        let start = position
+        var plain = true
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "<") { break }
+            if byte == UInt8(ascii: "&") || byte >= 0x80 {
+                plain = false
+            } else if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D {
+                return nil
+            }
+            position += 1
+        }
+        let raw = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        guard skip(closing) else { return nil }
+        if plain { return String(decoding: raw, as: UTF8.self) }
+
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(raw.count)
+        var index = 0
+        while index < raw.count {
+            let byte = raw[index]
+            guard byte == UInt8(ascii: "&") else {
+                decoded.append(byte)
+                index += 1
+                continue
+            }
+            guard let semicolon = raw[index...].firstIndex(of: UInt8(ascii: ";")) else { return nil }
+            let name = UnsafeBufferPointer(rebasing: raw[(index + 1)..<semicolon])
+            guard let scalar = Self.reference(name) else { return nil }
+            decoded.append(contentsOf: String(scalar).utf8)
+            index = semicolon + 1
+        }
+        guard let string = String(validating: decoded, as: UTF8.self) else { return nil }
+        // Foundation drops a leading U+FEFF.
+        if string.unicodeScalars.first == "\u{FEFF}" { return nil }
+        return string
+    }
+
+    /// The character an entity or character reference (between `&` and `;`) stands for.
+    static func reference(_ name: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+        switch String(decoding: name, as: UTF8.self) {
+        case "amp": return "&"
+        case "lt": return "<"
+        case "gt": return ">"
+        case "quot": return "\""
+        case "apos": return "'"
+        default: break
+        }
+        guard name.count >= 2, name.count <= 9, name[0] == UInt8(ascii: "#") else { return nil }
+        let hex = name[1] == UInt8(ascii: "x")
+        let digits = UnsafeBufferPointer(rebasing: name[(hex ? 2 : 1)...])
+        // `UInt32(_:radix:)` alone would also take a sign.
+        guard !digits.isEmpty, digits.allSatisfy({ isDigit($0) || (hex && isHexLetter($0)) }),
+            let code = UInt32(String(decoding: digits, as: UTF8.self), radix: hex ? 16 : 10),
+            code != 0
+        else { return nil }
+        return Unicode.Scalar(code)
+    }
+
+    // MARK: Scalars
+
+    /// An optional `-` and decimal digits: `.integer`, or `.unsignedInteger` above `Int64.max`.
+    static func integer(_ text: UnsafeBufferPointer<UInt8>) -> PropertyListValue? {
+        let negative = text.first == UInt8(ascii: "-")
+        let digits = UnsafeBufferPointer(rebasing: text[(negative ? 1 : 0)...])
+        guard !digits.isEmpty else { return nil }
+        var magnitude: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            magnitude = sum
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return .integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
+        }
+        return magnitude <= UInt64(Int64.max) ? .integer(Int64(magnitude)) : .unsignedInteger(magnitude)
+    }
+
+    /// A decimal number with an optional sign and exponent, or one of the spellings of infinity and NaN the
+    /// writers use; a number too large for a `Double` is left to Foundation.
+    static func real(_ text: UnsafeBufferPointer<UInt8>) -> PropertyListValue? {
+        let string = String(decoding: text, as: UTF8.self)
+        switch string {
+        case "nan": return .double(.nan)
+        case "inf", "+inf", "infinity", "+infinity": return .double(.infinity)
+        case "-inf", "-infinity": return .double(-.infinity)
+        default: break
+        }
+        var index = 0
+        if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
+        var digits = 0
+        while index < text.count, isDigit(text[index]) {
+            index += 1
+            digits += 1
+        }
+        if index < text.count, text[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < text.count, isDigit(text[index]) {
+                index += 1
+                digits += 1
+            }
+        }
+        guard digits > 0 else { return nil }
+        if index < text.count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < text.count, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
+            let exponentStart = index
+            while index < text.count, isDigit(text[index]) { index += 1 }
+            guard index > exponentStart else { return nil }
+        }
+        guard index == text.count, let double = Double(string), double.isFinite else { return nil }
+        return .double(double)
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ssZ`, a real date and time in the years 1 to 9999 (proleptic Gregorian, as
+    /// Foundation reads it).
+    static func date(_ text: UnsafeBufferPointer<UInt8>) -> PropertyListValue? {
+        guard text.count == 20, text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
+            text[10] == UInt8(ascii: "T"), text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
+            text[19] == UInt8(ascii: "Z"),
+            let year = number(text, 0, 4), let month = number(text, 5, 2), let day = number(text, 8, 2),
+            let hour = number(text, 11, 2), let minute = number(text, 14, 2), let second = number(text, 17, 2),
+            year >= 1, (1...12).contains(month), day >= 1, hour < 24, minute < 60, second < 60
+        else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= lengths[month - 1] else { return nil }
+        // Days since 0001-01-01, then since 2001-01-01 (730,485 days later).
+        let previous = year - 1
+        var days = previous * 365 + previous / 4 - previous / 100 + previous / 400
+        days += lengths[..<(month - 1)].reduce(0, +) + day - 1 - 730_485
+        let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second
+        return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+    }
+
+    private static func number(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {
+        var result = 0
+        for byte in text[start..<(start + count)] {
+            guard isDigit(byte) else { return nil }
+            result = result * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return result
+    }
+
+    /// Base64 in groups of four, with `=` padding only at the end, and line breaks, tabs or spaces anywhere.
+    static func data(_ text: UnsafeBufferPointer<UInt8>) -> PropertyListValue? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 4 * 3)
+        var group: UInt32 = 0
+        var count = 0
+        var padding = 0
+        for byte in text {
+            let sextet: UInt32
+            switch byte {
+            case UInt8(ascii: " "), 0x09, 0x0A, 0x0D: continue
+            case UInt8(ascii: "="):
+                padding += 1
+                sextet = 0
+            default:
+                guard padding == 0 else { return nil }
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): sextet = UInt32(byte - UInt8(ascii: "A"))
+                case UInt8(ascii: "a")...UInt8(ascii: "z"): sextet = UInt32(byte - UInt8(ascii: "a")) + 26
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): sextet = UInt32(byte - UInt8(ascii: "0")) + 52
+                case UInt8(ascii: "+"): sextet = 62
+                case UInt8(ascii: "/"): sextet = 63
+                default: return nil
+                }
+            }
+            group = group << 6 | sextet
+            count += 1
+            if count == 4 {
+                guard padding <= 2 else { return nil }
+                bytes.append(UInt8(truncatingIfNeeded: group >> 16))
+                if padding < 2 { bytes.append(UInt8(truncatingIfNeeded: group >> 8)) }
+                if padding < 1 { bytes.append(UInt8(truncatingIfNeeded: group)) }
+                group = 0
+                count = 0
+                // Nothing may follow a padded group.
+                if padding > 0 { padding = 3 }
+            }
+        }
+        guard count == 0 else { return nil }
+        return .data(Data(bytes))
+    }
+
+    // MARK: Bytes
+
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: " "), 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    /// Moves past `literal` if the bytes at the position spell it.
+    mutating func skip(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { return false }
+        let start = literal.utf8Start
+        for offset in 0..<count where bytes[position + offset] != start[offset] { return false }
+        position += count
+        return true
+    }
+}
+
+private func isDigit(_ byte: UInt8) -> Bool {
+    byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+}
+
+private func isHexLetter(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+}

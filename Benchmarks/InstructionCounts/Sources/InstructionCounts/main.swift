@@ -7,7 +7,8 @@
 //
 // The difference of the two totals, divided by 100,000, is the cost of one operation. Operations: int,
 // string, codable, list, cached (a `.cached` `@Default`), setint, setstring, setproperty (a write through a
-// `@Default`, which is announced to the key's tracker).
+// `@Default`, which is announced to the key's tracker), setfanout (a write while 1,000 observers watch other
+// keys).
 import Foundation
 import TypedDefaults
 
@@ -26,7 +27,9 @@ extension DefaultsKeys {
 
 let arguments = CommandLine.arguments.dropFirst()
 guard let count = arguments.first.flatMap({ Int($0) }), let operation = arguments.dropFirst().first else {
-    print("usage: InstructionCounts <repetitions> int|string|codable|list|cached|setint|setstring|setproperty")
+    print(
+        "usage: InstructionCounts <repetitions> int|string|codable|list|cached|setint|setstring|setproperty|setfanout"
+    )
     exit(2)
 }
 
@@ -61,6 +64,11 @@ case "cached":
     for _ in 0..<count { sum &+= cached.wrappedValue }
 case "setint": for index in 0..<count { defaults.count = index }
 case "setstring": for index in 0..<count { defaults.name = strings[index & 15] }
+case "setfanout":
+    // 1,000 observers of other keys: a write is announced to its own key's observers only.
+    let tokens = (0..<1000).map { index in defaults.observe(Key<Int>("other\(index)", default: 0)) { _ in } }
+    for index in 0..<count { defaults.count = index }
+    tokens.forEach { $0.invalidate() }
 case "setproperty":
     let cached = property()
     for index in 0..<count { cached.wrappedValue = index }

@@ -68,7 +68,7 @@ case "setfanout":
     // 1,000 observers of other keys: a write is announced to its own key's observers only.
     let tokens = (0..<1000).map { index in defaults.observe(Key<Int>("other\(index)", default: 0)) { _ in } }
     for index in 0..<count { defaults.count = index }
-    tokens.forEach { $0.invalidate() }
+    for token in tokens { token.invalidate() }
 case "setproperty":
     let cached = property()
     for index in 0..<count { cached.wrappedValue = index }

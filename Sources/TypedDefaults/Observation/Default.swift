@@ -37,8 +37,6 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     @usableFromInline let key: Key<Value>
     /// With `.cached`, where the value is kept: its key's slot in the adapter's cache.
     @usableFromInline let slot: DecodedValueCache.Slot?
-    /// With `.observed`, drops the kept value on every change of the key, while any copy of the wrapper lives.
-    private let following: KeyFollower?
     /// Tells the Observation framework (and so SwiftUI) of the key's reads and changes.
     @usableFromInline let tracker: KeyTracker
 
@@ -66,7 +64,6 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             writePolicy: adapter.writePolicy
         )
         self.slot = options.isEmpty ? nil : adapter.connection.decoded.slot(forKey: key.name)
-        self.following = options.contains(.observed) ? KeyFollower(key: key.name, connection: adapter.connection) : nil
         self.tracker = adapter.connection.tracker(forKey: key.name)
     }
 
@@ -77,8 +74,8 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             tracker.access()
             guard let slot else { return adapter[key: key] }
             if let override = adapter.launchArguments.value(for: key, suite: { adapter.suiteName }) { return override }
-            // The adapter's own cache, trusted without asking the store: a write through the adapter, or with
-            // `.observed` any change of the key, drops the value kept. The property holds its key's slot.
+            // The adapter's own cache, trusted without asking the store: every change of the key drops the value
+            // kept (the key's tracker sees to it while the property lives). The property holds its key's slot.
             let cache = adapter.decodedValues
             // Copied out under the lock, which needs no reference to the kept value.
             let (kept, generation) = cache.state.withLock { (slot.decoded?.value(as: Value.self), $0.generation) }
@@ -129,25 +126,6 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     /// The key's values as they change, starting with the current one.
     public func updates() -> AsyncStream<Value> {
         adapter.updates(key)
-    }
-}
-
-/// Drops the value a cached ``Default`` property keeps whenever the key changes, for as long as it lives.
-private final class KeyFollower: Sendable {
-    private let store: any DefaultsStore
-    private let registration: UInt64
-
-    init(key: String, connection: StoreConnection) {
-        // Dropping is enough: the next read fetches the new value. (Decoding here would run a bridge under the
-        // store's lock.)
-        let cache = connection.decoded
-        store = connection.store
-        // Even inside `withoutPropagation`: that keeps observers from hearing of a change, not the cache.
-        registration = store.changes.add(keys: [key], ignoringSuppression: true) { _ in cache.forget(key) }
-    }
-
-    deinit {
-        store.changes.remove(registration)
     }
 }
 

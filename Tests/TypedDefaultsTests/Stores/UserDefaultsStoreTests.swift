@@ -51,6 +51,14 @@ struct UserDefaultsStoreTests {
         }
     }
 
+    @Test(
+        "in a program without a bundle identifier, the suite named after the process is .standard's store",
+        .enabled(if: Bundle.main.bundleIdentifier == nil, "this process has a bundle identifier")
+    )
+    func processNameIsStandard() throws {
+        #expect(try UserDefaultsStore.suite(ProcessInfo.processInfo.processName) === UserDefaultsStore.standard)
+    }
+
     @Test("a snapshot holds the suite's values, whichever instance wrote them")
     func snapshotIsTheDomain() throws {
         let suite = try FoundationSuite()

@@ -13,39 +13,34 @@ import Foundation
 package enum PropertyListXML {
     /// The XML property list of a suite's values, as its file holds them.
     package static func data(_ values: [String: PropertyListValue]) -> Data {
-        var output: [UInt8] = []
-        output.reserveCapacity(256 + values.count * 64)
-        output.append(contentsOf: header.utf8)
-        write(.dictionary(values), depth: 0, into: &output)
-        output.append(contentsOf: "\n</plist>\n".utf8)
-        return Data(output)
+        Data(Image(values).bytes)
     }
 
-    private static let header = """
+    static let header = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
 
         """
 
-    private static func write(_ value: PropertyListValue, depth: Int, into output: inout [UInt8]) {
+    static func write(_ value: PropertyListValue, depth: Int, into output: inout [UInt8]) {
         switch value {
         case .string(let string):
-            element("string", escaped: string, into: &output)
+            escapedElement(.string, string, into: &output)
         case .bool(let bool):
             output.append(contentsOf: (bool ? "<true/>" : "<false/>").utf8)
         case .integer(let integer):
-            element("integer", text: String(integer), into: &output)
+            element(.integer, text: String(integer), into: &output)
         case .unsignedInteger(let integer):
-            element("integer", text: String(integer), into: &output)
+            element(.integer, text: String(integer), into: &output)
         case .double(let double):
             let text: String =
                 double.isNaN ? "nan" : double.isInfinite ? (double < 0 ? "-infinity" : "+infinity") : "\(double)"
-            element("real", text: text, into: &output)
+            element(.real, text: text, into: &output)
         case .date(let date):
             // A <date> holds whole seconds; TypedDefaults' own dates are strings, so only foreign ones get here.
             let whole = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
-            element("date", text: PreciseTimestamp.string(from: whole) ?? "2001-01-01T00:00:00Z", into: &output)
+            element(.date, text: PreciseTimestamp.string(from: whole) ?? "2001-01-01T00:00:00Z", into: &output)
         case .data(let data):
             output.append(contentsOf: "<data>\n".utf8)
             let encoded = Array(data.base64EncodedString().utf8)
@@ -72,37 +67,69 @@ package enum PropertyListXML {
             guard !entries.isEmpty else { return output.append(contentsOf: "<dict/>".utf8) }
             output.append(contentsOf: "<dict>\n".utf8)
             for key in entries.keys.sorted() {
-                indent(depth + 1, into: &output)
-                element("key", escaped: key, into: &output)
-                output.append(UInt8(ascii: "\n"))
-                indent(depth + 1, into: &output)
-                write(entries[key]!, depth: depth + 1, into: &output)
-                output.append(UInt8(ascii: "\n"))
+                writeEntry(key, entries[key]!, depth: depth + 1, into: &output)
             }
             indent(depth, into: &output)
             output.append(contentsOf: "</dict>".utf8)
         }
     }
 
-    private static func element(_ tag: String, text: String, into output: inout [UInt8]) {
-        output.append(contentsOf: "<\(tag)>".utf8)
+    /// One entry of a dictionary: its key and its value, each on a line of its own.
+    static func writeEntry(_ key: String, _ value: PropertyListValue, depth: Int, into output: inout [UInt8]) {
+        indent(depth, into: &output)
+        escapedElement(.key, key, into: &output)
+        output.append(UInt8(ascii: "\n"))
+        indent(depth, into: &output)
+        write(value, depth: depth, into: &output)
+        output.append(UInt8(ascii: "\n"))
+    }
+
+    /// An element's tags, as bytes made once: writing is much of the cost of a large suite's every write.
+    private struct Tag {
+        let open: [UInt8]
+        let close: [UInt8]
+
+        init(_ name: String) {
+            open = Array("<\(name)>".utf8)
+            close = Array("</\(name)>".utf8)
+        }
+
+        static let string = Tag("string")
+        static let key = Tag("key")
+        static let integer = Tag("integer")
+        static let real = Tag("real")
+        static let date = Tag("date")
+    }
+
+    private static func element(_ tag: Tag, text: String, into output: inout [UInt8]) {
+        output.append(contentsOf: tag.open)
         output.append(contentsOf: text.utf8)
-        output.append(contentsOf: "</\(tag)>".utf8)
+        output.append(contentsOf: tag.close)
     }
 
     /// An element whose text needs `&`, `<` and `>` escaped, as Foundation escapes them, and carriage returns.
-    private static func element(_ tag: String, escaped text: String, into output: inout [UInt8]) {
-        output.append(contentsOf: "<\(tag)>".utf8)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "&"): output.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): output.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): output.append(contentsOf: "&gt;".utf8)
-            case UInt8(ascii: "\r"): output.append(contentsOf: "&#xD;".utf8)
-            default: output.append(byte)
+    private static func escapedElement(_ tag: Tag, _ text: String, into output: inout [UInt8]) {
+        output.append(contentsOf: tag.open)
+        var text = text
+        text.withUTF8 { text in
+            // Most text has nothing to escape, and is copied in one piece.
+            var start = 0
+            for index in text.indices {
+                let escape: StaticString
+                switch text[index] {
+                case UInt8(ascii: "&"): escape = "&amp;"
+                case UInt8(ascii: "<"): escape = "&lt;"
+                case UInt8(ascii: ">"): escape = "&gt;"
+                case UInt8(ascii: "\r"): escape = "&#xD;"
+                default: continue
+                }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
+                output.append(contentsOf: UnsafeBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
+                start = index + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
         }
-        output.append(contentsOf: "</\(tag)>".utf8)
+        output.append(contentsOf: tag.close)
     }
 
     private static func indent(_ depth: Int, into output: inout [UInt8]) {

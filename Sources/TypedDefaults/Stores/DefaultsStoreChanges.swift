@@ -38,6 +38,26 @@ extension [String: PropertyListValue] {
         }
         return changes
     }
+
+    /// The changes from these values to `other` among `keys` (each announced once, however often named).
+    func changes(to other: [String: PropertyListValue], amongKeys keys: [String]) -> [DefaultsStoreChange] {
+        var changes: [DefaultsStoreChange] = []
+        var seen = Set<String>(minimumCapacity: keys.count)
+        for key in keys where seen.insert(key).inserted {
+            let old = self[key]
+            let new = other[key]
+            if !old.isIdentical(to: new) { changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: new)) }
+        }
+        return changes
+    }
+
+    /// The keys whose values differ between these values and `other`, including those only one of them holds.
+    func keysDiffering(from other: [String: PropertyListValue]) -> [String] {
+        var keys: [String] = []
+        for (key, new) in other where !self[key].isIdentical(to: new) { keys.append(key) }
+        for key in self.keys where other[key] == nil { keys.append(key) }
+        return keys
+    }
 }
 
 /// Where a store announces its changes, and where observers in this process hear of them.

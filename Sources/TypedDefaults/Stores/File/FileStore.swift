@@ -44,6 +44,11 @@ public final class FileStore: DefaultsStore {
     let queue: DispatchQueue
     /// The file watch that reports other processes' writes while anyone observes.
     let watch = Locked<DirectoryWatcher.Registration?>(nil)
+    /// The file as this process last wrote it, and its version.
+    ///
+    /// The next write of a few keys changes a copy of its bytes rather than writing every value again. Used
+    /// under `fileLock`.
+    let image = Locked<(image: PropertyListXML.Image, version: SuiteFile.Version)?>(nil)
 
     struct PendingWrite: Sendable {
         var value: PropertyListValue?
@@ -52,7 +57,12 @@ public final class FileStore: DefaultsStore {
 
     struct State: Sendable {
         /// The file's values, as last read or written.
-        var stored: [String: PropertyListValue] = [:]
+        var stored: [String: PropertyListValue] = [:] {
+            didSet { storedSerial &+= 1 }
+        }
+        /// Counts the replacements of `stored`, so that work done on a copy outside the lock can tell whether the
+        /// copy is still current when it comes back.
+        var storedSerial: UInt64 = 0
         var version: SuiteFile.Version?
         var loaded = false
         var lastCheck: UInt64 = 0
@@ -75,7 +85,7 @@ public final class FileStore: DefaultsStore {
         var fileWrites = 0
         var fileReads = 0
         /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
-        var pendingBackup: (data: Data, version: SuiteFile.Version)?
+        var pendingBackup: (data: [UInt8], version: SuiteFile.Version)?
         /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
         /// them, and the write count it left in the lock file.
         var lastWritten: [String: DefaultsStoreChange] = [:]
@@ -205,11 +215,12 @@ public final class FileStore: DefaultsStore {
     /// Every value, as the file and this process's pending writes make them, in one consistent state.
     public func snapshot() -> [String: PropertyListValue] {
         loadIfNeeded()
-        let (values, reload) = state.withLock { state in
-            (effectiveValues(state), Self.claimReload(&state, now: Self.now()))
+        // Only copies are taken under the lock (constant time); the pending writes are laid over them after.
+        let (stored, pending, cleared, reload) = state.withLock { state in
+            (state.stored, state.pending, state.pendingClear != nil, Self.claimReload(&state, now: Self.now()))
         }
         if reload { queue.async { [self] in reloadNow() } }
-        return values
+        return Self.effectiveValues(stored: stored, pending: pending, cleared: cleared)
     }
 
     /// Reads the file again now, and throws if it is damaged, unreadable or unsafe.
@@ -221,8 +232,16 @@ public final class FileStore: DefaultsStore {
 
     /// What reads return for every key: the file's values with this process's pending writes on top.
     func effectiveValues(_ state: State) -> [String: PropertyListValue] {
-        var values = state.pendingClear == nil ? state.stored : [:]
-        for (key, write) in state.pending { values[key] = write.value }
+        Self.effectiveValues(stored: state.stored, pending: state.pending, cleared: state.pendingClear != nil)
+    }
+
+    static func effectiveValues(
+        stored: [String: PropertyListValue],
+        pending: [String: PendingWrite],
+        cleared: Bool
+    ) -> [String: PropertyListValue] {
+        var values = cleared ? [:] : stored
+        for (key, write) in pending { values[key] = write.value }
         return values
     }
 
@@ -294,23 +313,47 @@ public final class FileStore: DefaultsStore {
             // A check already running when the exit flush starts finishes first (the flush waits for the file
             // lock); one that would start after it does not start.
             guard !Self.isExiting.withLock({ $0 }) else { return }
-            let known = state.withLock { state in
+            let (known, base) = state.withLock { state in
                 state.reloadScheduled = false
                 // A file that could not be read is tried again even if unchanged (its permissions may be).
-                return state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
+                let known = state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
+                return (known, state.loaded ? StoredBase(values: state.stored, serial: state.storedSerial) : nil)
             }
             do throws(DefaultsError) {
                 // This process's own writes set the version under the file lock, so they are never read back.
                 if let known, try file.currentVersion() == known { return }
                 let contents = try readFile()
                 let writeCount = state.withLock { $0.lastWritten.isEmpty } ? nil : file.writeCount()
-                swapIn(
-                    Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
-                    writeCount: writeCount
-                )
+                let reading = Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) }
+                // What changed is worked out here, outside the lock that readers take.
+                let changed = (try? reading.get())
+                    .flatMap { resolved in
+                        base.map {
+                            ChangedKeys(keys: $0.values.keysDiffering(from: resolved.values), serial: $0.serial)
+                        }
+                    }
+                swapIn(reading, writeCount: writeCount, changed: changed)
             } catch {
                 swapIn(.failure(error))
             }
+        }
+    }
+
+    /// A copy of `State.stored`, taken to be compared outside the lock.
+    struct StoredBase {
+        var values: [String: PropertyListValue]
+        var serial: UInt64
+    }
+
+    /// The keys whose stored values a change of `stored` touches, worked out outside the lock from the copy
+    /// with `serial`; they hold only while `stored` is still that copy.
+    struct ChangedKeys {
+        var keys: [String]
+        var serial: UInt64
+
+        /// The keys, if `state.stored` is still the copy they were worked out from; else `nil`: compare all.
+        func keys(for state: State) -> [String]? {
+            state.storedSerial == serial ? keys : nil
         }
     }
 
@@ -331,10 +374,11 @@ public final class FileStore: DefaultsStore {
     func swapIn(
         _ reading: Result<Resolved, DefaultsError>,
         firstLoad: Bool = false,
-        writeCount: UInt64? = nil
+        writeCount: UInt64? = nil,
+        changed: ChangedKeys? = nil
     ) {
-        withState { state in
-            if firstLoad, state.loaded { return }
+        let retired = withState { state -> [String: PropertyListValue] in
+            if firstLoad, state.loaded { return [:] }
             defer {
                 state.loaded = true
                 state.lastCheck = Self.now()
@@ -342,11 +386,13 @@ public final class FileStore: DefaultsStore {
             switch reading {
             case .success(let resolved):
                 if resolved.problem == nil { checkForRevert(resolved.values, writeCount: writeCount, &state) }
-                announcingChanges(&state) { state in
-                    state.stored = resolved.values
+                let keys = changed?.keys(for: state)
+                return announcingChanges(&state, onlyKeys: keys) { state in
+                    defer { state.stored = resolved.values }
                     state.version = resolved.version
                     state.problem = resolved.problem
                     if let since = resolved.goodSince { state.goodSince = since }
+                    return state.stored
                 }
             case .failure(let error):
                 // Unreadable or unsafe: keep what was read before, and say so once.
@@ -354,8 +400,11 @@ public final class FileStore: DefaultsStore {
                     report(error.diagnosticKind, key: nil, "\(error.description); reading defaults and earlier values")
                 }
                 state.problem = error
+                return [:]
             }
         }
+        // The values replaced are freed here, after the lock: freeing a large suite's takes milliseconds.
+        _ = retired
     }
 
     // MARK: Writing
@@ -366,7 +415,9 @@ public final class FileStore: DefaultsStore {
         try batch.checkStorable()
         guard batch.expected == nil else {
             loadIfNeeded()
-            return try write { values in batch.apply(to: &values) != nil }
+            return try write(changingOnly: batch.removesAll ? nil : batch.writtenKeys) { values in
+                batch.apply(to: &values) != nil
+            }
         }
         if batch.removesAll { loadIfNeeded() }
         withState { state in
@@ -388,48 +439,61 @@ public final class FileStore: DefaultsStore {
     /// Writes this process's pending changes to the file; the backup copy follows in the background.
     public func flush() throws(DefaultsError) {
         guard state.withLock({ !$0.pending.isEmpty || $0.pendingClear != nil }) else { return }
-        try write { _ in () }
+        try write(changingOnly: []) { _ in () }
     }
 
     /// Applies the pending writes and then `change` to the file, under the file lock; returns what `change`
     /// returned.
     ///
-    /// `change` is the library's own code (user code has run before, outside the locks). The file is read,
-    /// changed and written back whole; it is left alone when nothing changed and it is intact.
+    /// `change` is the library's own code (user code has run before, outside the locks), and changes only
+    /// the keys `changingOnly` names (`nil`: any key). The file is read, changed and written back whole; it is
+    /// left alone when nothing changed and it is intact.
     func write<Outcome>(
+        changingOnly keys: [String]?,
         _ change: (inout [String: PropertyListValue]) -> Outcome
     ) throws(DefaultsError) -> Outcome {
         try DefaultsDiagnostics.holding { () throws(DefaultsError) -> Outcome in
             fileLock.lock()
             defer { fileLock.unlock() }
             while true {
-                if let outcome = try writeOnce(change) { return outcome }
+                if let outcome = try writeOnce(changingOnly: keys, change) { return outcome }
             }
         }
     }
 
-    /// One attempt at ``write(_:)``; `nil` when the file lock turned out to be lost, and nothing was written.
+    /// One attempt at ``write(changingOnly:_:)``; `nil` when the file lock turned out to be lost, and nothing
+    /// was written.
+    ///
+    /// Its cost beyond writing the file is in the keys it changes, not in the size of the suite: only they are
+    /// compared, and only they are announced, unless another process changed the file meanwhile.
     func writeOnce<Outcome>(
+        changingOnly changeKeys: [String]?,
         _ change: (inout [String: PropertyListValue]) -> Outcome
     ) throws(DefaultsError) -> Outcome? {
         let (pending, pendingClear, generation) = state.withLock { ($0.pending, $0.pendingClear, $0.generation) }
+        // The keys this write can change; `nil` when it can change any (a `removeAll`).
+        let touched: [String]? = pendingClear == nil ? changeKeys.map { Array(pending.keys) + $0 } : nil
         let sweep = state.withLock { state in
             defer { state.sweptTemporaryFiles = true }
             return !state.sweptTemporaryFiles
         }
         let attempt = try file.withExclusiveLock {
-            lock throws(DefaultsError) -> (Outcome, Resolved, [DefaultsStoreChange], UInt64?)? in
+            lock throws(DefaultsError) -> (Outcome, Resolved, [DefaultsStoreChange], UInt64?, ChangedKeys?)? in
             if sweep { file.removeAbandonedTemporaryFiles() }
             // The file as this process last read or wrote it needs no second reading: only its version is
             // checked, under the lock, so another writer's change is never missed.
             let known = state.withLock { state in
-                state.problem == nil && state.loaded ? state.version.map { ($0, state.stored) } : nil
+                state.problem == nil && state.loaded
+                    ? state.version.map { ($0, StoredBase(values: state.stored, serial: state.storedSerial)) } : nil
             }
             let current: SuiteFile.Contents
+            let unchangedFile: Bool
             if let known, try file.currentVersion() == known.0 {
-                current = .values(known.1, known.0)
+                current = .values(known.1.values, known.0)
+                unchangedFile = true
             } else {
                 current = try readFile()
+                unchangedFile = false
                 if case .values(let values, _) = current, let count = file.writeCount() {
                     state.withLock { state in checkForRevert(values, writeCount: count, &state) }
                 }
@@ -440,10 +504,28 @@ public final class FileStore: DefaultsStore {
             if pendingClear != nil { values.removeAll() }
             for (key, write) in pending { values[key] = write.value }
             let outcome = change(&values)
-            if case .values = current, values.isIdentical(to: original) {
-                return (outcome, Resolved(values: values, version: try file.currentVersion(), problem: nil), [], nil)
+            // Which stored values this write changes, for the announcements: the keys it touched, and those
+            // another process changed in the file, found here, outside the lock that readers take.
+            let changed = known.flatMap { known in
+                touched.map { touched in
+                    let external = unchangedFile ? [] : known.1.values.keysDiffering(from: original)
+                    return ChangedKeys(keys: touched + external, serial: known.1.serial)
+                }
             }
-            guard let (version, data, writeCount) = try file.write(values, holding: lock) else { return nil }
+            let written = touched.map { original.changes(to: values, amongKeys: $0) } ?? original.changes(to: values)
+            if case .values = current, written.isEmpty {
+                let version = try file.currentVersion()
+                return (outcome, Resolved(values: values, version: version, problem: nil), [], nil, changed)
+            }
+            // The bytes: the last image changed where this write changes it, when the file is still that image.
+            let base = unchangedFile ? image.withLock { $0 }.flatMap { $0.version == known?.0 ? $0.image : nil } : nil
+            let bytes =
+                base.map { base in
+                    base.updating(Dictionary(written.map { ($0.key, $0.newValue) }, uniquingKeysWith: { $1 }))
+                } ?? PropertyListXML.Image(values)
+            guard let (version, writeCount) = try file.write(bytes.bytes, holding: lock) else { return nil }
+            image.withLock { $0 = (bytes, version) }
+            let data = bytes.bytes
             let scheduleBackup = state.withLock { state in
                 state.fileWrites += 1
                 defer { state.pendingBackup = (data, version) }
@@ -451,18 +533,24 @@ public final class FileStore: DefaultsStore {
             }
             // A little later, so that a burst of immediate writes makes one copy, not one each.
             if scheduleBackup { queue.asyncAfter(deadline: .now() + 0.05) { [self] in writeBackup() } }
-            let written = original.changes(to: values)
             return (
                 outcome, Resolved(values: values, version: version, problem: nil, goodSince: version.modified),
-                written, writeCount
+                written, writeCount, changed
             )
         }
-        guard let (outcome, resolved, written, writeCount) = attempt else { return nil }
-        withState { state in
+        guard let (outcome, resolved, written, writeCount, changed) = attempt else { return nil }
+        let retired = withState { state in
             // Announces what other processes changed in the file and what `modify` changed; this process's
             // own pending writes were announced when they were made.
-            announcingChanges(&state) { state in
-                state.stored = resolved.values
+            defer {
+                if !written.isEmpty {
+                    state.lastWritten = Dictionary(written.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+                    state.lastWriteCount = writeCount
+                }
+            }
+            let keys = changed?.keys(for: state)
+            return announcingChanges(&state, onlyKeys: keys) { state in
+                defer { state.stored = resolved.values }
                 state.version = resolved.version
                 state.loaded = true
                 state.problem = nil
@@ -470,12 +558,11 @@ public final class FileStore: DefaultsStore {
                 if let since = resolved.goodSince { state.goodSince = since }
                 state.pending = state.pending.filter { $0.value.generation > generation }
                 if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
-            }
-            if !written.isEmpty {
-                state.lastWritten = Dictionary(written.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
-                state.lastWriteCount = writeCount
+                return state.stored
             }
         }
+        // The values replaced are freed here, after the lock: freeing a large suite's takes milliseconds.
+        _ = retired
         return outcome
     }
 

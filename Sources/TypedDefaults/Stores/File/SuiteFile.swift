@@ -231,12 +231,12 @@ struct SuiteFile: Sendable {
         return HeldLock.count(in: descriptor)
     }
 
-    /// Replaces the file with `values`, atomically and durably; returns the new version and its bytes, or
-    /// `nil`, having changed nothing, when `lock` no longer guards the file.
+    /// Replaces the file with `bytes` (a property list the writer made), atomically and durably; returns the
+    /// new version, or `nil`, having changed nothing, when `lock` no longer guards the file.
     func write(
-        _ values: [String: PropertyListValue],
+        _ bytes: [UInt8],
         holding lock: HeldLock
-    ) throws(DefaultsError) -> (version: Version, data: Data, writeCount: UInt64)? {
+    ) throws(DefaultsError) -> (version: Version, writeCount: UInt64)? {
         try createDirectory()
         var info = stat()
         let replacing = lstat(path, &info) == 0
@@ -250,8 +250,7 @@ struct SuiteFile: Sendable {
             }
             try checkRegularFile(info, at: path)
         }
-        let data = PropertyListXML.data(values)
-        let temporary = try writeTemporaryCopy(of: data, durably: true)
+        let temporary = try writeTemporaryCopy(of: bytes, durably: true)
         // Checked last, just before the file changes: a lock file deleted meanwhile lets another writer in.
         guard lock.isStillAtPath else {
             unlink(temporary)
@@ -270,7 +269,7 @@ struct SuiteFile: Sendable {
         guard let version = try currentVersion() else {
             throw writeFailed("the file vanished right after it was written", nil)
         }
-        return (version, data, count)
+        return (version, count)
     }
 
     /// Keeps `data` as the last good copy, if the file still holds the version it was written as; call while
@@ -278,7 +277,7 @@ struct SuiteFile: Sendable {
     ///
     /// The copy serves only to recover from another program tearing the file, so it is best effort: written
     /// in place and not synced. Overwriting, then trimming, costs less than truncating first.
-    func writeBackup(_ data: Data, of version: Version) {
+    func writeBackup(_ data: [UInt8], of version: Version) {
         guard (try? currentVersion()) == version else { return }
         guard let backup = try? openRegularFile(backupPath, O_WRONLY | O_CREAT, followingLinks: false) else {
             return
@@ -340,7 +339,7 @@ struct SuiteFile: Sendable {
 
     // MARK: Helpers
 
-    private func writeTemporaryCopy(of data: Data, durably: Bool) throws(DefaultsError) -> String {
+    private func writeTemporaryCopy(of data: [UInt8], durably: Bool) throws(DefaultsError) -> String {
         let serial = Self.temporaryFileSerial.withLock { serial in
             serial += 1
             return serial
@@ -362,7 +361,7 @@ struct SuiteFile: Sendable {
         }
     }
 
-    private func writeAll(_ data: Data, to descriptor: Int32, path: String) throws(DefaultsError) {
+    private func writeAll(_ data: some ContiguousBytes, to descriptor: Int32, path: String) throws(DefaultsError) {
         let failure: Int32? = data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {

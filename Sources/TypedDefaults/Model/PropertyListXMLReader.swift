@@ -31,6 +31,24 @@ package enum PropertyListXMLReader {
 
     /// The deepest Foundation's reader nests `<array>` and `<dict>` elements, the outermost one included.
     static let maximumNesting = 512
+
+    /// One entry of the suite's dictionary: its key, its value, and where it starts in the bytes read.
+    struct Entry {
+        var key: String
+        var value: PropertyListValue
+        var start: Int
+    }
+
+    /// The entries of a run of the suite's dictionary's body, as the file lays them out: each is optional
+    /// whitespace, a `<key>`, whitespace, a value and the rest of its line; `nil` unless `bytes` is exactly such
+    /// a run, or if it holds a key twice, or anything else ``value(from:)`` does not read.
+    ///
+    /// Each entry's value is read as in the suite's dictionary, one level deep. The caller checks what a run
+    /// cannot: that its keys are not also elsewhere in the dictionary.
+    static func entries(in bytes: UnsafeBufferPointer<UInt8>) -> [Entry]? {
+        var parser = Parser(bytes: bytes)
+        return parser.entries()
+    }
 }
 
 private struct Parser {
@@ -72,9 +90,27 @@ private struct Parser {
         case dictionary
     }
 
-    /// The value of the element at the position, read with a stack of its own rather than by recursion, so
-    /// that a deep file needs no more thread stack than a flat one.
-    mutating func value() -> PropertyListValue? {
+    /// See ``PropertyListXMLReader/entries(in:)``.
+    mutating func entries() -> [PropertyListXMLReader.Entry]? {
+        var entries: [PropertyListXMLReader.Entry] = []
+        var keys = Set<String>()
+        while position < bytes.count {
+            let start = position
+            skipWhitespace()
+            guard skip("<key>"), let key = text(closing: "</key>"), keys.insert(key).inserted else { return nil }
+            skipWhitespace()
+            guard let value = value(depth: 1) else { return nil }
+            // The rest of the line belongs to the entry; the next one starts on the next line.
+            while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x09 { position += 1 }
+            if position < bytes.count, bytes[position] == 0x0A { position += 1 }
+            entries.append(PropertyListXMLReader.Entry(key: key, value: value, start: start))
+        }
+        return entries
+    }
+
+    /// The value of the element at the position, `depth` containers deep, read with a stack of its own rather
+    /// than by recursion, so that a deep file needs no more thread stack than a flat one.
+    mutating func value(depth: Int = 0) -> PropertyListValue? {
         var open: [Container] = []
         // The unfinished arrays and dictionaries, innermost last; each array is mutated in place.
         var arrays: [[PropertyListValue]] = []
@@ -82,7 +118,7 @@ private struct Parser {
         var keys: [String] = []
         while true {
             var finished: PropertyListValue?
-            switch element(depth: open.count) {
+            switch element(depth: depth + open.count) {
             case nil: return nil
             case .value(let value)?: finished = value
             case .array?:

@@ -4,12 +4,13 @@ import Foundation
 struct Options {
     static let usage = """
         usage: Scale [--sizes 10,1000,10000,100000] [--rounds 7] [--load-seconds 10] [--stream-seconds 5]
-                     [--quick] [--check] [--thresholds FILE]
+                     [--only load,memory] [--quick] [--check] [--thresholds FILE]
 
           --sizes           suite sizes to measure (string keys besides "k" and "k2"), comma-separated
           --rounds          interleaved rounds per measurement; each result is the median over them
           --load-seconds    how long the read-latency measurement reads while others write
           --stream-seconds  how long each steady write stream runs
+          --only            measure only these: first-read, modify, flush, load, memory, stream, fan-out
           --quick           a smoke run: sizes 10 and 1,000, 2 rounds, 1 s of load, 1 s streams (options given
                             as well override these)
           --check           exit 1, listing every miss, if a result misses thresholds.json
@@ -23,6 +24,8 @@ struct Options {
     var check = false
     var quick = false
     var thresholdsPath = Options.defaultThresholdsPath
+    /// The measurements to make, by name; `nil` for all.
+    var only: Set<String>?
 
     /// `Benchmarks/Scale/thresholds.json`, found from this source file, so the run works from any directory.
     static var defaultThresholdsPath: String {
@@ -33,6 +36,8 @@ struct Options {
             .appendingPathComponent("thresholds.json")
             .path
     }
+
+    static let measurementNames: Set = ["first-read", "modify", "flush", "load", "memory", "stream", "fan-out"]
 
     /// Parses the arguments (without the program's name); throws with the reason on anything it does not take.
     static func parse(_ arguments: [String]) throws -> Options {
@@ -70,6 +75,11 @@ struct Options {
                     throw ScaleError("--stream-seconds takes a positive number")
                 }
                 streamSeconds = parsed
+            case "--only":
+                let names = Set(try value(of: argument).split(separator: ",").map(String.init))
+                let unknown = names.subtracting(Options.measurementNames)
+                guard unknown.isEmpty else { throw ScaleError("--only: no measurement named \(unknown.sorted())") }
+                options.only = names
             case "--quick":
                 options.quick = true
             case "--check":

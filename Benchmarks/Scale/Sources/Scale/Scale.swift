@@ -32,19 +32,19 @@ enum ScaleBenchmark {
         let machine = machineDescription()
         let started = ContinuousClock.now
         let report = Report()
-        let measurements: [(String, (Workspace, Options, Report) throws -> Void)] = [
-            ("first read in a new process", measureFirstRead),
-            ("modify", measureModify),
-            ("write then flush", measureFlush),
-            ("read latency under load", measureReadLatency),
-            ("peak memory", measurePeakMemory),
-            ("write stream", measureWriteStream),
-            ("fan-out", measureFanOut),
+        let measurements: [(String, String, (Workspace, Options, Report) throws -> Void)] = [
+            ("first-read", "first read in a new process", measureFirstRead),
+            ("modify", "modify", measureModify),
+            ("flush", "write then flush", measureFlush),
+            ("load", "read latency under load", measureReadLatency),
+            ("memory", "peak memory", measurePeakMemory),
+            ("stream", "write stream", measureWriteStream),
+            ("fan-out", "fan-out", measureFanOut),
         ]
         for size in options.sizes {
             let workspace = try Workspace(size: size)
             defer { workspace.remove() }
-            for (name, measure) in measurements {
+            for (option, name, measure) in measurements where options.only?.contains(option) ?? true {
                 printError("Scale: \(size.formatted()) keys: \(name)…")
                 try measure(workspace, options, report)
             }

@@ -14,7 +14,7 @@ extension FileStore {
         switch contents {
         case .missing:
             return Resolved(values: [:], version: nil, problem: nil)
-        case .values(let values, let version):
+        case .values(let values, let version, _):
             return Resolved(values: values, version: version, problem: nil, goodSince: version.modified)
         case .damaged(let data, let version, let reason):
             let (preserved, unpreserved, goodSince, earlier) = state.withLock { state in

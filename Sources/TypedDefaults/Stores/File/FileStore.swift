@@ -144,10 +144,23 @@ public final class FileStore: DefaultsStore {
     @_spi(Instrumentation)
     public var fileReadCount: Int { state.withLock { $0.fileReads } }
 
-    /// Reads the file, counting the reading.
+    /// Reads the file, counting the reading; by what changed since the file's image, when there is one.
     func readFile() throws(DefaultsError) -> SuiteFile.Contents {
         defer { state.withLock { $0.fileReads += 1 } }
-        return try file.readSettled()
+        let contents = try file.readSettled(basis: readingBasis())
+        if case .values(_, let version, let newImage?) = contents { image.withLock { $0 = (newImage, version) } }
+        return contents
+    }
+
+    /// The file's image and the values it holds, when this process holds both for the same version.
+    ///
+    /// The image may be newer than the values (it is set before them), never the other way round, so the
+    /// two belong together exactly when their versions match.
+    func readingBasis() -> SuiteFile.Basis? {
+        guard let (image, version) = image.withLock({ $0 }) else { return nil }
+        return state.withLock { state in
+            state.loaded && state.problem == nil && state.version == version ? (image, state.stored) : nil
+        }
     }
 
     // MARK: Reading
@@ -489,12 +502,12 @@ public final class FileStore: DefaultsStore {
             let current: SuiteFile.Contents
             let unchangedFile: Bool
             if let known, try file.currentVersion() == known.0 {
-                current = .values(known.1.values, known.0)
+                current = .values(known.1.values, known.0, image: nil)
                 unchangedFile = true
             } else {
                 current = try readFile()
                 unchangedFile = false
-                if case .values(let values, _) = current, let count = file.writeCount() {
+                if case .values(let values, _, _) = current, let count = file.writeCount() {
                     state.withLock { state in checkForRevert(values, writeCount: count, &state) }
                 }
             }
@@ -517,8 +530,16 @@ public final class FileStore: DefaultsStore {
                 let version = try file.currentVersion()
                 return (outcome, Resolved(values: values, version: version, problem: nil), [], nil, changed)
             }
-            // The bytes: the last image changed where this write changes it, when the file is still that image.
-            let base = unchangedFile ? image.withLock { $0 }.flatMap { $0.version == known?.0 ? $0.image : nil } : nil
+            // The bytes: the file's image changed where this write changes it, when there is one for the file
+            // this write read.
+            let base: PropertyListXML.Image?
+            if case .values(_, _, let read?) = current {
+                base = read
+            } else if unchangedFile {
+                base = image.withLock { $0 }.flatMap { $0.version == known?.0 ? $0.image : nil }
+            } else {
+                base = nil
+            }
             let bytes =
                 base.map { base in
                     base.updating(Dictionary(written.map { ($0.key, $0.newValue) }, uniquingKeysWith: { $1 }))

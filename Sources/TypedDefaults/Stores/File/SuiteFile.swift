@@ -45,12 +45,16 @@ struct SuiteFile: Sendable {
         }
     }
 
-    /// What the file holds.
+    /// What the file holds; with the file's image when it was read by what changed since an earlier image.
     enum Contents: Sendable {
         case missing
-        case values([String: PropertyListValue], Version)
+        case values([String: PropertyListValue], Version, image: PropertyListXML.Image? = nil)
         case damaged(Data, Version, reason: String)
     }
+
+    /// An earlier version of the file, as an image and the values it holds, to read a later version by what
+    /// changed.
+    typealias Basis = (image: PropertyListXML.Image, values: [String: PropertyListValue])
 
     let path: String
     let directory: String
@@ -83,12 +87,21 @@ struct SuiteFile: Sendable {
     ///
     /// A symbolic link is followed for reading (a dotfile manager may link the file); anything but a regular
     /// file at the end of it is refused.
-    func read() throws(DefaultsError) -> Contents {
+    ///
+    /// With a `basis`, only the entries whose bytes differ from it are parsed, when that can be done.
+    func read(basis: Basis? = nil) throws(DefaultsError) -> Contents {
         guard let descriptor = try openRegularFile(path, O_RDONLY, followingLinks: true) else { return .missing }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw unreadable(errno) }
         let data = try readAll(descriptor, sizeHint: Int(info.st_size), path: path)
+        if let basis,
+            let (values, image) = data.withUnsafeBytes({ bytes in
+                basis.image.reading(bytes.bindMemory(to: UInt8.self), values: basis.values)
+            })
+        {
+            return .values(values, Version(info), image: image)
+        }
         switch Self.parse(data) {
         case .success(let values): return .values(values, Version(info))
         case .failure(let problem): return .damaged(data, Version(info), reason: problem.reason)
@@ -101,8 +114,8 @@ struct SuiteFile: Sendable {
 
     /// Reads the file; one that does not parse but changed less than ``settleTime`` ago is read again once
     /// it has been left alone that long (for at most a second, in case it never is).
-    func readSettled() throws(DefaultsError) -> Contents {
-        var contents = try read()
+    func readSettled(basis: Basis? = nil) throws(DefaultsError) -> Contents {
+        var contents = try read(basis: basis)
         var waited: Duration = .zero
         while case .damaged(_, let version, _) = contents, waited < .seconds(1) {
             // A modification time in the future (clock skew, a file copied with its times) counts as now.
@@ -111,7 +124,7 @@ struct SuiteFile: Sendable {
             let pause = min(max(Self.settleTime - age, .milliseconds(10)), Self.settleTime)
             usleep(UInt32(pause / .microseconds(1)))
             waited += pause
-            contents = try read()
+            contents = try read(basis: basis)
         }
         return contents
     }

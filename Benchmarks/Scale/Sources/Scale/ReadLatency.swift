@@ -34,9 +34,18 @@ func measureReadLatency(_ workspace: Workspace, options: Options, report: Report
 
     let size = workspace.size
     report.set("read-max", size: size, Cell(typed.latency(at: 1), raw.latency(at: 1)))
+    report.set("read-max-running", size: size, Cell(typed.longestUnpreempted, raw.longestUnpreempted))
+    report.set("read-preempted", size: size, Cell(text: typed.preemptions + "; " + raw.preemptions))
     report.set("read-p999", size: size, Cell(typed.latency(at: 0.999), raw.latency(at: 0.999)))
     report.set("read-median", size: size, Cell(typed.latency(at: 0.5), raw.latency(at: 0.5)))
     report.set("load", size: size, Cell(text: typed.counts + "; " + raw.counts))
+    report.note(
+        "Read latency, not preempted: the longest read during which the scheduler took the reader's core away "
+            + "from it at no point (its thread's involuntary context switches, from getrusage(RUSAGE_THREAD) "
+            + "around the read, did not change). A read that waits for a lock blocks, which is a voluntary "
+            + "switch, and stays in this figure; a read longer than this was runnable all along, waiting for a "
+            + "core that other threads, processes or the kernel held."
+    )
     report.note(
         "Read latency under load: one \(significant(options.loadSeconds)) s run per side. The reader sleeps about "
             + "50 µs between reads and the writers pace themselves (1 write/ms, 1 write/10 ms) on purpose: the "
@@ -49,10 +58,18 @@ func measureReadLatency(_ workspace: Workspace, options: Options, report: Report
 private struct LoadResult {
     /// Every read's latency, in seconds, sorted.
     let latencies: [Double]
+    /// The longest read the scheduler did not preempt, and how many reads it did.
+    let longestUnpreempted: Double
+    let preempted: [Double]
     let threadWrites: Int
     let childWrites: Int
 
     func latency(at fraction: Double) -> Double { percentile(latencies, fraction) }
+
+    var preemptions: String {
+        let longest = preempted.max().map { ", the longest \(Unit.time.format($0))" } ?? ""
+        return "\(preempted.count.formatted()) reads preempted\(longest)"
+    }
 
     var counts: String {
         "\(latencies.count.formatted()) reads, \(threadWrites.formatted()) + \(childWrites.formatted()) writes"
@@ -76,7 +93,9 @@ private func underLoad(
     guard try process.readFields()["ready"] != nil else { throw ScaleError("the \(child) child did not start") }
 
     let end = ContinuousClock.now + .seconds(seconds)
-    let reads = Shared<(latencies: [Double], wrong: Int?, error: String?)>(([], nil, nil))
+    let reads = Shared<(latencies: [Double], unpreempted: Double, preempted: [Double], wrong: Int?, error: String?)>(
+        ([], 0, [], nil, nil)
+    )
     let writes = Shared<(last: Int, error: String?)>((Seed.k, nil))
     let readerThread = startThread {
         let read: () -> Int
@@ -88,18 +107,27 @@ private func underLoad(
         }
         var latencies: [Double] = []
         latencies.reserveCapacity(Int(seconds * 20_000))
+        var unpreempted = 0.0
+        var preempted: [Double] = []
         var wrong: Int?
         while ContinuousClock.now < end {
+            let switchesBefore = involuntarySwitches()
             let start = ContinuousClock.now
             let value = read()
-            latencies.append(start.duration(to: .now).seconds)
+            let latency = start.duration(to: .now).seconds
+            latencies.append(latency)
+            if involuntarySwitches() == switchesBefore {
+                unpreempted = max(unpreempted, latency)
+            } else {
+                preempted.append(latency)
+            }
             if value != Seed.k2 {
                 wrong = value
                 break
             }
             sleep(for: .microseconds(50))
         }
-        reads.withLock { $0 = (latencies, wrong, nil) }
+        reads.withLock { $0 = (latencies, unpreempted, preempted, wrong, nil) }
     }
     let writerThread = startThread {
         let write: (Int) -> Void
@@ -125,7 +153,7 @@ private func underLoad(
     try process.wait()
     childFinished = true
 
-    let (latencies, wrong, readError) = reads.withLock { $0 }
+    let (latencies, unpreempted, preempted, wrong, readError) = reads.withLock { $0 }
     let (last, writeError) = writes.withLock { $0 }
     if let error = readError ?? writeError { throw ScaleError(error) }
     if let wrong { throw ScaleError("a read of \"k2\" under load returned \(wrong), expected \(Seed.k2)") }
@@ -135,6 +163,8 @@ private func underLoad(
     try suite.verify(["k": last, Keys.other.name: childLast])
     return LoadResult(
         latencies: latencies.sorted(),
+        longestUnpreempted: unpreempted,
+        preempted: preempted,
         threadWrites: last - Seed.k,
         childWrites: Int(try report.number("writes"))
     )
@@ -142,4 +172,12 @@ private func underLoad(
 
 private func expectRead(_ value: Int, _ expected: Int) throws {
     guard value == expected else { throw ScaleError("read \"k2\" = \(value), expected \(expected)") }
+}
+
+/// How many times the scheduler has taken the calling thread's core away from it while it could run.
+private func involuntarySwitches() -> Int {
+    var usage = rusage()
+    // RUSAGE_THREAD (Linux): this thread's own counts.
+    getrusage(__rusage_who_t(1), &usage)
+    return usage.ru_nivcsw
 }

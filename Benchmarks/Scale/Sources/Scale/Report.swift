@@ -97,6 +97,8 @@ final class Report {
         Row(id: "flush", label: "Write then `flush()` / `set` + `synchronize()`, per operation", unit: .time),
         Row(id: "flush-per-key", label: "… write then `flush()`, per key of the suite", unit: .microsecondsPerKey),
         Row(id: "read-max", label: "Read of \"k2\" under load: maximum latency", unit: .time),
+        Row(id: "read-max-running", label: "… maximum of the reads not preempted", unit: .time),
+        Row(id: "read-preempted", label: "… reads preempted by the scheduler (TypedDefaults; raw)", unit: .time),
         Row(id: "read-p999", label: "… 99.9th percentile", unit: .time),
         Row(id: "read-median", label: "… median", unit: .time),
         Row(
@@ -115,7 +117,7 @@ final class Report {
             label: "CPU of a steady write stream, 1,000 writes/s (% of one core)",
             unit: .percentOfCore
         ),
-        Row(id: "fan-out", label: "Coalesced write of \"k\": 1,000 observers of other keys / none", unit: .time),
+        Row(id: "fan-out", label: "Coalesced write of \"k\": 1,000 observers of other keys / 1", unit: .time),
     ]
 
     private(set) var cells: [String: [Int: Cell]] = [:]

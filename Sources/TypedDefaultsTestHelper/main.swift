@@ -28,6 +28,8 @@
 //     TypedDefaultsTestHelper deep-json <suite> <levels>              read stored JSON nested that deep
 //     TypedDefaultsTestHelper hostile-archive <suite> <case>          write an archive Linux cannot name
 //     TypedDefaultsTestHelper read-archive <suite> <stored> <as>      store an archive, read it as a class
+//     TypedDefaultsTestHelper edit-script <suite> <file>   the edits a JSON file lists ([["set", key, value],
+//                                                          ["remove", key], ["flush"]]), then a flush
 
 import Foundation
 @_spi(Testing) import TypedDefaults
@@ -439,6 +441,23 @@ case "read-archive":
     let archive = try NSKeyedArchiver.archivedData(withRootObject: stored, requiringSecureCoding: true)
     defaults[key: Key<Data?>("thing")] = archive
     say("read=\(HostileArchives.read(rest[2], from: defaults))")
+case "edit-script":
+    // Coalesced, as a program writes: a key set twice before a flush reaches the file once.
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let script = FileManager.default.contents(atPath: rest[1]),
+        let edits = try JSONSerialization.jsonObject(with: script) as? [[String]]
+    else { fail("edit-script needs a suite and a JSON file of edits") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    for edit in edits {
+        switch (edit.first, edit.count) {
+        case ("set", 3): defaults[key: Key<String?>(edit[1])] = edit[2]
+        case ("remove", 2): defaults[key: Key<String?>(edit[1])] = nil
+        case ("flush", 1): try defaults.flush()
+        default: fail("unknown edit \(edit)")
+        }
+    }
+    try defaults.flush()
+    say("done")
 default:
     fail("unknown command \(arguments.first ?? "(none)")")
 }

@@ -37,7 +37,7 @@ extension DefaultsAdapter {
             for (name, value) in values {
                 do {
                     try PropertyListValue.checkText(name, what: "the key name")
-                    try value.checkStorable()
+                    try value.checkStorable(underKey: name)
                 } catch {
                     throw .valueNotStorable(key: name, type: "PropertyListValue", reason: "\(error)")
                 }

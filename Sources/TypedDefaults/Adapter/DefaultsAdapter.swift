@@ -327,7 +327,7 @@ extension DefaultsAdapter {
         do {
             try PropertyListValue.checkText(key.name, what: "the key name")
             let stored = try Value.bridge.serialize(value)
-            try stored?.checkStorable()
+            try stored?.checkStorable(underKey: key.name)
             return stored
         } catch {
             throw .valueNotStorable(key: key.name, type: "\(Value.self)", reason: "\(error)")

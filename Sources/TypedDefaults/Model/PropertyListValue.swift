@@ -111,6 +111,9 @@ extension PropertyListValue {
     ///   or as `&#xFEFF;` alike (elsewhere in a string it is kept).
     /// - Dates lie in the years 1 to 9999, which Python's `plistlib` reads (it rejects the whole file otherwise).
     /// - Arrays and dictionaries nest at most ``maximumDepth`` levels.
+    /// - No dictionary holds only `CF$UID` with a number, which Foundation's reader takes for a keyed archiver's
+    ///   reference, and then the whole file for damaged (``checkStorable(underKey:)`` applies this to the suite's
+    ///   own dictionary).
     /// - The value takes at most ``maximumEncodedSize`` bytes in the file.
     ///
     /// The check never recurses deeper than ``maximumDepth``, allocates nothing unless it throws, and costs
@@ -126,6 +129,37 @@ extension PropertyListValue {
         var size = 0
         try check(level: 1, size: &size)
         return size
+    }
+
+    /// ``checkStorable()`` for the value stored under `key` in a suite's dictionary: a number under `CF$UID` is
+    /// refused too, since the suite's dictionary holds it alone once its other keys are removed.
+    ///
+    /// ```swift
+    /// try PropertyListValue.integer(1).checkStorable(underKey: "CF$UID")   // throws
+    /// ```
+    @discardableResult
+    func checkStorable(underKey key: String) throws(DefaultsBridgeError) -> Int {
+        if key == "CF$UID", isNumber {
+            throw DefaultsBridgeError(
+                "a number under the key CF$UID: a suite left holding only this key is how a property list writes a "
+                    + "keyed archiver's reference, which Foundation would read back instead of the suite's values"
+            )
+        }
+        return try checkStorable()
+    }
+
+    private var isNumber: Bool {
+        switch self {
+        case .integer, .unsignedInteger, .double: true
+        default: false
+        }
+    }
+
+    private static var archiverReference: DefaultsBridgeError {
+        DefaultsBridgeError(
+            "a dictionary holding only CF$UID with a number is how a property list writes a keyed archiver's "
+                + "reference: Foundation would read it back as one, and the suite's whole file as damaged"
+        )
     }
 
     /// Checks the value as nested `level` deep (1 for the stored value itself), adding its estimated size.
@@ -171,6 +205,7 @@ extension PropertyListValue {
             }
         case .dictionary(let entries):
             guard level <= Self.maximumDepth else { throw Self.tooDeep }
+            if entries.count == 1, entries["CF$UID"]?.isNumber == true { throw Self.archiverReference }
             size += 14 + level
             for (name, item) in entries {
                 let length = try Self.checkText(name, what: "the dictionary key")

@@ -85,7 +85,7 @@ public struct DefaultsBatch: Sendable, Equatable {
         try forEachWrite { key, value throws(DefaultsError) in
             do {
                 _ = try PropertyListValue.checkText(key, what: "the key name")
-                _ = try value?.checkStorable()
+                _ = try value?.checkStorable(underKey: key)
             } catch {
                 throw .valueNotStorable(key: key, type: "PropertyListValue", reason: "\(error)")
             }

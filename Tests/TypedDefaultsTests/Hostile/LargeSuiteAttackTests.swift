@@ -666,6 +666,8 @@ extension Hostile {
                 }
             }
             #expect(group.wait(timeout: .now() + 60) == .success, "the threads hung")
+            // Its every write succeeded: a failed one ends it.
+            #expect(storm.process.isRunning, "the other process stopped: \(storm.output.suffix(300))")
             storm.kill()
             try adapter.flush()
             try adapter.checkFile()

@@ -554,37 +554,44 @@ extension Hostile {
             #expect(bulk1.all.map(\.oldValue) == ["value 1 & <more>"])
             #expect(bulk1.all.map(\.newValue) == ["one"])
 
-            // A write of this process still pending for a key another process changes: reads keep this
-            // process's value, so only the other keys are heard; then the pending value wins in the file.
+            // A write of this process still pending for a key another process changes, found by this
+            // process's flush (no reload first): reads keep this process's value, so only the other keys are
+            // heard; then the pending value wins in the file.
             adapter[key: Key<String?>("bulk.10")] = "mine"
             #expect(try heard.changesSinceLastTime(mark: .pending).map(\.key) == ["bulk.10"])
             model = adapter.storedValues()
+            try Self.holdBackgroundReloads(suite)
             let theirs = try child([
                 Edit(key: "bulk.10", value: "theirs"), Edit(key: "bulk.11", value: "theirs"),
                 Edit(key: "\u{212A}", value: "the Kelvin sign"),
             ])
             adapter[key: Key<String?>("bulk.12")] = "pending"
+            try adapter.flush()
             #expect(
-                try heard.since(mark: .pending)
+                try heard.since()
                     == theirs.filter { $0.key != "bulk.10" }
                     .union([
                         DefaultsStoreChange(key: "bulk.12", oldValue: model["bulk.12"], newValue: .string("pending"))
                     ])
             )
             #expect(kelvin.all.map(\.newValue) == ["kelvin", "the Kelvin sign"])
-            try adapter.flush()
             model["bulk.10"] = .string("mine")
             model["bulk.12"] = .string("pending")
             model[Heard.mark] = adapter.storedValues()[Heard.mark]
             try Self.expectFile(of: suite, holds: model, "after pending writes")
 
             // A removeAll still pending: reads are empty until it is written, so another process's changes
-            // are not heard, and the removeAll then empties the file.
+            // are not heard, whether a reload or this process's flush finds them, and the removeAll then
+            // empties the file.
             adapter.removeAll()
             let removed = try heard.changesSinceLastTime(mark: .pending)
             #expect(Set(removed.map(\.key)) == Set(model.keys).subtracting([Heard.mark]))
             #expect(removed.allSatisfy { $0.oldValue != nil && $0.newValue == nil })
             _ = try child([Edit(key: "bulk.20", value: "after removeAll"), Edit(key: "late", value: "late")])
+            #expect(try heard.since(mark: .pending).isEmpty)
+            try Self.holdBackgroundReloads(suite)
+            _ = try child([Edit(key: "bulk.21", value: "after removeAll"), Edit(key: "later", value: "later")])
+            try adapter.flush()
             #expect(try heard.since(mark: .pending).isEmpty)
             #expect(adapter.storedValues().keys.sorted() == [Heard.mark])
             try adapter.flush()
@@ -659,6 +666,8 @@ extension Hostile {
                 }
             }
             #expect(group.wait(timeout: .now() + 60) == .success, "the threads hung")
+            // Its every write succeeded: a failed one ends it.
+            #expect(storm.process.isRunning, "the other process stopped: \(storm.output.suffix(300))")
             storm.kill()
             try adapter.flush()
             try adapter.checkFile()

@@ -138,14 +138,18 @@ extension PropertyListValue {
     /// try PropertyListValue.integer(1).checkStorable(underKey: "CF$UID")   // throws
     /// ```
     @discardableResult
+    @inline(__always)
     func checkStorable(underKey key: String) throws(DefaultsBridgeError) -> Int {
-        if key == "CF$UID", isNumber {
-            throw DefaultsBridgeError(
-                "a number under the key CF$UID: a suite left holding only this key is how a property list writes a "
-                    + "keyed archiver's reference, which Foundation would read back instead of the suite's values"
-            )
-        }
+        // In this order, and inlined: every write passes here, and comparing strings costs more than the rest.
+        if isNumber, key.utf8.count == 6, key == "CF$UID" { throw Self.archiverReferenceKey }
         return try checkStorable()
+    }
+
+    private static var archiverReferenceKey: DefaultsBridgeError {
+        DefaultsBridgeError(
+            "a number under the key CF$UID: a suite left holding only this key is how a property list writes a "
+                + "keyed archiver's reference, which Foundation would read back instead of the suite's values"
+        )
     }
 
     private var isNumber: Bool {

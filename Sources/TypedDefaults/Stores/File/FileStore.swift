@@ -13,7 +13,10 @@ import Foundation
 /// outside the lock readers take and then swaps the new copy in. Writes go to the copy at once and to the
 /// file when flushed: under the suite's file lock, the current file is read, this process's changes are
 /// applied on top key by key, and the result replaces the file atomically. Nothing is dropped because it
-/// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried.
+/// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried. Both ends cost
+/// what changed, not the size of the suite: a file another process changed is parsed only where its bytes
+/// differ from the version this process knows, and a write copies the bytes of the entries it leaves alone
+/// (see `PropertyListXML.Image`).
 ///
 /// No user code runs while any lock here is held: diagnostics are delivered after, observers are called on
 /// their own queues, and `modify` runs its transform outside the locks (see `ReadModifyWrite`).

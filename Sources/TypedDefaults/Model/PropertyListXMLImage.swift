@@ -56,7 +56,7 @@ extension PropertyListXML {
         /// writing the changed values whole.
         func updating(_ changes: [String: PropertyListValue?]) -> Image {
             // An empty dictionary has a form of its own (`<dict/>`), written whole.
-            guard !keys.isEmpty else { return Image(changedValues(changes)) }
+            guard !keys.isEmpty else { return Image(changes.compactMapValues { $0 }) }
             var output: [UInt8] = []
             output.reserveCapacity(bytes.count + changes.count * 128)
             // Most writes replace values of keys the file has: the keys stay as they are, shared, not copied.
@@ -189,11 +189,6 @@ extension PropertyListXML {
                 if keys[middle] < key { low = middle + 1 } else { high = middle }
             }
             return low
-        }
-
-        /// The values of an image of no keys with `changes` made.
-        private func changedValues(_ changes: [String: PropertyListValue?]) -> [String: PropertyListValue] {
-            changes.compactMapValues { $0 }
         }
     }
 }

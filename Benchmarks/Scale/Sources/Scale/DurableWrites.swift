@@ -5,37 +5,37 @@ import TypedDefaults
 /// raw Foundation's `set(_:forKey:)` + `synchronize()`, each on a suite of its own. A round times a batch of
 /// operations of each, in alternating order; the results are per operation, medians over the rounds.
 func measureModify(_ workspace: Workspace, options: Options, report: Report) throws {
-    let operations = options.durableOperations(size: workspace.size)
-    let (typedSuite, rawSuite) = (try workspace.suite("modify-typed"), try workspace.suite("modify-raw"))
-    let adapter = try typedSuite.adapter()
-    let defaults = try rawSuite.foundation()
-    var typedValue = Seed.k
-    var rawValue = Seed.k
-    let (typed, raw) = try interleave(rounds: options.rounds) {
-        try time {
-            for _ in 0..<operations {
-                let result = try adapter.modify(Keys.k) { $0 += 1 }
-                typedValue += 1
-                guard result == typedValue else {
-                    throw ScaleError("modify returned \(result), expected \(typedValue)")
-                }
-            }
-        }
-    } raw: {
-        try rawSetAndSynchronize(defaults, operations: operations, value: &rawValue)
+    let (typed, raw) = try durableWrites(workspace, options: options, name: "modify") { adapter, value in
+        let result = try adapter.modify(Keys.k) { $0 += 1 }
+        guard result == value else { throw ScaleError("modify returned \(result), expected \(value)") }
     }
-    let perOperation = Double(operations)
-    report.set("modify", size: workspace.size, Cell(typed / perOperation, raw / perOperation))
+    report.set("modify", size: workspace.size, Cell(typed, raw))
     report.note("Durable writes: operations per round, timed as a batch: \(operationsNote(options)).")
-    try typedSuite.verify(["k": typedValue])
-    try rawSuite.verify(["k": rawValue])
 }
 
 /// 3. A write, then `flush()`, against raw `set` + `synchronize()`, as ``measureModify(_:options:report:)`` does;
 /// also TypedDefaults' time per key of the suite.
 func measureFlush(_ workspace: Workspace, options: Options, report: Report) throws {
+    let (typed, raw) = try durableWrites(workspace, options: options, name: "flush") { adapter, value in
+        adapter[key: Keys.k] = value
+        try adapter.flush()
+    }
+    report.set("flush", size: workspace.size, Cell(typed, raw))
+    report.set("flush-per-key", size: workspace.size, Cell(typed * 1e6 / Double(workspace.size)))
+}
+
+/// Times `operation` against raw `set` + `synchronize()`; returns the medians per operation, in seconds.
+///
+/// `operation` leaves "k" holding the value it is given, one more each time; the raw side writes the same
+/// values. Rounds are interleaved, on suites of their own, and both files are checked afterwards.
+private func durableWrites(
+    _ workspace: Workspace,
+    options: Options,
+    name: String,
+    _ operation: (DefaultsAdapter<DefaultsKeys>, Int) throws -> Void
+) throws -> (typed: Double, raw: Double) {
     let operations = options.durableOperations(size: workspace.size)
-    let (typedSuite, rawSuite) = (try workspace.suite("flush-typed"), try workspace.suite("flush-raw"))
+    let (typedSuite, rawSuite) = (try workspace.suite(name + "-typed"), try workspace.suite(name + "-raw"))
     let adapter = try typedSuite.adapter()
     let defaults = try rawSuite.foundation()
     var typedValue = Seed.k
@@ -44,18 +44,15 @@ func measureFlush(_ workspace: Workspace, options: Options, report: Report) thro
         try time {
             for _ in 0..<operations {
                 typedValue += 1
-                adapter[key: Keys.k] = typedValue
-                try adapter.flush()
+                try operation(adapter, typedValue)
             }
         }
     } raw: {
         try rawSetAndSynchronize(defaults, operations: operations, value: &rawValue)
     }
-    let perOperation = typed / Double(operations)
-    report.set("flush", size: workspace.size, Cell(perOperation, raw / Double(operations)))
-    report.set("flush-per-key", size: workspace.size, Cell(perOperation * 1e6 / Double(workspace.size)))
     try typedSuite.verify(["k": typedValue])
     try rawSuite.verify(["k": rawValue])
+    return (typed / Double(operations), raw / Double(operations))
 }
 
 /// `operations` of raw Foundation's durable write, `set` + `synchronize()`, of `value + 1`, `value + 2`...: the

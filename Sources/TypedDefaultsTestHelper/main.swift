@@ -9,6 +9,8 @@
 //     TypedDefaultsTestHelper write-count <n> [-key value ...]         write `count`, then print the settings
 //     TypedDefaultsTestHelper modify-count [-key value ...]            modify `count` += 1, print stored settings
 //     TypedDefaultsTestHelper standard-flag                print `UserDefaults.standard[flag]`, then set it
+//     TypedDefaultsTestHelper static-key-standard          Defaults[.quality] and the key's own reset and
+//                                                          isDefaultValue on .standard, printing each step
 //     TypedDefaultsTestHelper probe-key <suite> <key>      print a String? key's value and hasKey
 //     TypedDefaultsTestHelper contract                     run the API the README and the issue promise
 //     TypedDefaultsTestHelper write-and-wait <suite> <key> <value>    write (coalesced), say so, then hang
@@ -121,6 +123,15 @@ case "standard-flag":
     let flag = Key<Bool>("flag", default: false)
     print("flag=\(UserDefaults.standard[flag])")
     UserDefaults.standard[flag] = true
+case "static-key-standard":
+    let quality = Key<Double>("quality", default: 0.8)
+    print("before=\(Defaults[quality]) default=\(quality.isDefaultValue)")
+    Defaults[quality] = 0.5
+    print("set=\(Defaults[quality]) default=\(quality.isDefaultValue)")
+    quality.reset()
+    print("reset=\(Defaults[quality]) default=\(quality.isDefaultValue) stored=\(Defaults.hasKey(quality))")
+    Defaults[quality] = 0.25
+    try Defaults.flush()
 case "probe-key":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 2 else { fail("probe-key needs a suite and a key") }

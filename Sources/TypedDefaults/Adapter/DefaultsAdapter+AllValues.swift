@@ -31,15 +31,17 @@ extension DefaultsAdapter {
     /// ```
     public func modifyStoredValues(_ body: (inout [String: PropertyListValue]) -> Void) throws(DefaultsError) {
         ReadModifyWrite.noteWrite(to: store, key: nil)
-        defer { connection.decoded.forget(nil) }
-        try store.modifyAll { values throws(DefaultsError) in
-            body(&values)
-            for (name, value) in values {
-                do {
-                    try PropertyListValue.checkText(name, what: "the key name")
-                    try value.checkStorable(underKey: name)
-                } catch {
-                    throw .valueNotStorable(key: name, type: "PropertyListValue", reason: "\(error)")
+        try SynchronousDelivery.around { () throws(DefaultsError) in
+            defer { connection.decoded.forget(nil) }
+            try store.modifyAll { values throws(DefaultsError) in
+                body(&values)
+                for (name, value) in values {
+                    do {
+                        try PropertyListValue.checkText(name, what: "the key name")
+                        try value.checkStorable(underKey: name)
+                    } catch {
+                        throw .valueNotStorable(key: name, type: "PropertyListValue", reason: "\(error)")
+                    }
                 }
             }
         }

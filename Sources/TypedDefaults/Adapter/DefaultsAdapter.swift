@@ -172,6 +172,40 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         )
     }
     #endif
+
+    /// An adapter over the suite named `suiteName` that cannot fail to be made, for a global constant (one
+    /// that takes the place of ``Defaults`` in your module, say).
+    ///
+    /// A name that ``init(suiteName:directory:keyStore:launchArguments:writePolicy:)`` refuses gives an adapter
+    /// whose reads return defaults and whose writes fail with the reason: `set` and `flush` throw it, the
+    /// subscripts report it as a diagnostic, and ``checkFile()`` throws it.
+    ///
+    /// ```swift
+    /// let Defaults = DefaultsAdapter.suite("com.example.shared", keyStore: DefaultsKeys())
+    /// ```
+    public static func suite(
+        _ suiteName: String,
+        keyStore: KeyStore,
+        launchArguments: LaunchArguments = .process,
+        writePolicy: WritePolicy = .coalesced
+    ) -> DefaultsAdapter {
+        let store: any DefaultsStore
+        do {
+            #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+            store = try UserDefaultsStore.suite(suiteName)
+            #else
+            store = try FileStore.suite(suiteName)
+            #endif
+        } catch {
+            store = UnavailableStore(name: suiteName, reason: error)
+        }
+        return DefaultsAdapter(
+            connection: StoreConnection(store),
+            keyStore: keyStore,
+            launchArguments: launchArguments,
+            writePolicy: writePolicy
+        )
+    }
 }
 
 // MARK: - Reading and writing
@@ -195,6 +229,22 @@ extension DefaultsAdapter {
     public subscript<Value>(dynamicMember keyPath: KeyPath<KeyStore, Key<Value>>) -> Value {
         @inlinable get { self[key: keyStore[keyPath: keyPath]] }
         nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
+    }
+
+    /// The value for a key declared as a static property of ``Key``; setting it stores the value.
+    ///
+    /// Reads and writes exactly like ``subscript(key:)``.
+    ///
+    /// ```swift
+    /// extension Key {
+    ///     static var quality: Key<Double> { .init("quality", default: 0.8) }
+    /// }
+    ///
+    /// Defaults[.quality] = 0.5
+    /// ```
+    public subscript<Value>(_ key: Key<Value>) -> Value {
+        @inlinable get { value(for: key) }
+        nonmutating set { self[key: key] = newValue }
     }
 
     /// The value for any key, whether or not it lives in the key store.
@@ -268,17 +318,20 @@ extension DefaultsAdapter {
     /// Reads, changes and writes back the stored value of `key` as one atomic, durable step.
     @discardableResult
     public func modify<Value>(_ key: Key<Value>, _ body: (inout Value) -> Void) throws(DefaultsError) -> Value {
-        var result = key.defaultValue
+        var result: Value?
         ReadModifyWrite.noteWrite(to: store, key: key.name)
-        try store.modify(key.name) { stored throws(DefaultsError) in
-            var value = decode(stored, for: key)
-            body(&value)
-            result = value
-            return try storedForm(of: value, for: key)
+        try SynchronousDelivery.around { () throws(DefaultsError) in
+            try store.modify(key.name) { stored throws(DefaultsError) in
+                var value = decode(stored, for: key)
+                body(&value)
+                result = value
+                return try storedForm(of: value, for: key)
+            }
+            connection.decoded.forget(key.name)
         }
-        connection.decoded.forget(key.name)
         launchArguments.reportWriteIfOverridden(key.name, suite: suiteName)
-        return result
+        // `body` ran at least once, or `modify` threw.
+        return result ?? key.defaultValue
     }
 
     /// Makes every earlier write through any adapter on this suite durable before returning.
@@ -338,8 +391,10 @@ extension DefaultsAdapter {
     /// that fails is retried later.
     func write(_ batch: DefaultsBatch, key: String?) throws(DefaultsError) {
         ReadModifyWrite.noteWrite(to: store, key: key)
-        _ = try store.apply(batch)
-        connection.decoded.forget(key)
+        try SynchronousDelivery.around { () throws(DefaultsError) in
+            _ = try store.apply(batch)
+            connection.decoded.forget(key)
+        }
         guard let delay = writePolicy.delay else {
             do {
                 try store.flush()
@@ -396,7 +451,7 @@ extension DefaultsAdapter {
             found: stored,
             expected: "\(Value.self)",
             problem: problem,
-            defaultValue: "\(key.defaultValue)"
+            defaultValue: key.defaultDescription
         )
         return nil
     }
@@ -463,6 +518,67 @@ extension DefaultsAdapter {
         } catch {
             report(.writeFailed, key: key.name, message: error.description)
         }
+    }
+
+    /// Removes the stored values of several keys in one write, so reads return their defaults again.
+    ///
+    /// ```swift
+    /// Defaults.reset(.quality, .theme)
+    /// ```
+    public func reset<each Value>(_ keys: repeat Key<each Value>) {
+        var names: [String] = []
+        for key in repeat each keys { names.append(key.name) }
+        reset(names: names)
+    }
+
+    /// Removes the stored values of several keys of the key store in one write.
+    ///
+    /// ```swift
+    /// Defaults.reset(\.launchCount, \.username)
+    /// ```
+    public func reset<each Value>(_ keyPaths: repeat KeyPath<KeyStore, Key<each Value>>) {
+        var names: [String] = []
+        for keyPath in repeat each keyPaths { names.append(keyStore[keyPath: keyPath].name) }
+        reset(names: names)
+    }
+
+    /// Removes the stored values of several keys of one type in one write.
+    ///
+    /// ```swift
+    /// Defaults.reset([.width, .height])
+    /// ```
+    public func reset<Value>(_ keys: [Key<Value>]) {
+        reset(names: keys.map(\.name))
+    }
+
+    private func reset(names: [String]) {
+        do {
+            try write(DefaultsBatch(writes: Dictionary(names.map { ($0, nil) }) { first, _ in first }), key: nil)
+        } catch {
+            DefaultsDiagnostics.report(
+                DefaultsDiagnostic(kind: .writeFailed, suite: suiteName, key: nil, message: error.description),
+                oncePerProcess: false
+            )
+        }
+    }
+
+    /// Whether the key reads as its default: `true` when nothing usable is stored, and when the stored value
+    /// (or a launch argument) equals the default.
+    ///
+    /// ```swift
+    /// if Defaults.isDefaultValue(\.volume) { showHint() }
+    /// ```
+    public func isDefaultValue<Value: Equatable>(_ keyPath: KeyPath<KeyStore, Key<Value>>) -> Bool {
+        isDefaultValue(keyStore[keyPath: keyPath])
+    }
+
+    /// Whether `key` reads as its default.
+    ///
+    /// ```swift
+    /// if Defaults.isDefaultValue(.quality) { showHint() }
+    /// ```
+    public func isDefaultValue<Value: Equatable>(_ key: Key<Value>) -> Bool {
+        value(for: key) == key.defaultValue
     }
 
     /// Removes every value the suite stores, including keys this adapter's key store does not declare.

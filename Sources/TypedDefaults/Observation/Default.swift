@@ -14,6 +14,10 @@ import Dispatch
 /// and on a queue of the library's. Changes made inside ``DefaultsAdapter/withoutPropagation(_:)`` are not,
 /// as to any observer. The announcements come while any property of the key made from that adapter lives.
 ///
+/// In an `@Observable` class, mark the property `@ObservationIgnored`: the macro then leaves it alone (it
+/// would otherwise declare the wrapper's storage a second time), and the property is still tracked, through
+/// its key, including other processes' changes.
+///
 /// ## Usage
 /// ```swift
 /// struct Settings {
@@ -30,6 +34,11 @@ import Dispatch
 /// } onChange: {
 ///     print("theme changed")
 /// }
+///
+/// @Observable final class Player {
+///     @ObservationIgnored @Default(.quality) var quality
+///     var isPlaying = false
+/// }
 /// ```
 @propertyWrapper
 public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
@@ -43,6 +52,24 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
     /// A property for a key of ``DefaultsKeys``, read and written through ``Defaults``.
     public init(_ keyPath: KeyPath<DefaultsKeys, Key<Value>>, options: DefaultOptions = []) {
         self.init(key: DefaultsKeys()[keyPath: keyPath], adapter: Defaults, options: options)
+    }
+
+    /// A property for a key declared as a static property of ``Key``, read and written through ``Defaults``.
+    ///
+    /// ```swift
+    /// @Default(.quality) var quality
+    /// ```
+    public init(_ key: Key<Value>, options: DefaultOptions = []) {
+        self.init(key: key, adapter: Defaults, options: options)
+    }
+
+    /// A property for a key declared as a static property of ``Key``, read and written through `adapter`.
+    ///
+    /// ```swift
+    /// @Default(.quality, adapter: sharedDefaults) var quality
+    /// ```
+    public init<KeyStore>(_ key: Key<Value>, adapter: DefaultsAdapter<KeyStore>, options: DefaultOptions = []) {
+        self.init(key: key, adapter: adapter, options: options)
     }
 
     /// A property for a key of any key store, read and written through `adapter`.

@@ -10,7 +10,8 @@ extension DefaultsAdapter {
     ///
     /// `handler` runs on `queue`, or on a serial queue of the observation's own, one change at a time and in
     /// order, never on the writer's stack: it may read and write defaults, the observed key included (a write
-    /// of an equal value reports nothing, so a handler that normalizes its key settles).
+    /// of an equal value reports nothing, so a handler that normalizes its key settles). With
+    /// ``ObservationOptions/synchronous`` it runs on the writing thread before the write returns instead.
     ///
     /// ```swift
     /// let token = Defaults.observe(\.theme, options: [.initial]) { change in
@@ -27,6 +28,12 @@ extension DefaultsAdapter {
     }
 
     /// Calls `handler` every time the stored value of `key` changes.
+    ///
+    /// ```swift
+    /// let token = Defaults.observe(.quality, options: [.initial, .synchronous]) { change in
+    ///     encoder.quality = change.newValue
+    /// }
+    /// ```
     public func observe<Value: Sendable>(
         _ key: Key<Value>,
         options: ObservationOptions = [],
@@ -34,29 +41,23 @@ extension DefaultsAdapter {
         _ handler: @escaping @Sendable (DefaultsChange<Value>) -> Void
     ) -> DefaultsObservation {
         let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
-        let registration = store.changes.add(keys: [key.name]) { [weak observation] changes in
+        listen(for: [key.name], options: options, observation: observation) { [self] changes in
             for change in changes {
-                observation?
-                    .deliver { [self] in
-                        // A stored value that does not decode is reported, not passed on as a bogus change.
-                        guard let old = decoded(change.oldValue, for: key),
-                            let new = decoded(change.newValue, for: key),
-                            !isEqual(old, new)
-                        else { return }
-                        handler(DefaultsChange(key: key.name, oldValue: old, newValue: new))
-                    }
+                // A stored value that does not decode is reported, not passed on as a bogus change.
+                guard let old = decoded(change.oldValue, for: key),
+                    let new = decoded(change.newValue, for: key),
+                    !isEqual(old, new)
+                else { continue }
+                handler(DefaultsChange(key: key.name, oldValue: old, newValue: new))
             }
         }
-        // Holding the store keeps the suite open (and its file watched) while the observation runs.
-        let store = self.store
-        observation.onInvalidate { store.changes.remove(registration) }
         // Read after registering, so a change in between is reported rather than missed (it may then come
         // just before the initial value, which is the newer one either way).
         if options.contains(.initial) {
             let current = store.value(forKey: key.name)
-            observation.deliver { [self] in
+            start(observation, options: options) { [self] in
                 let value = decode(current, for: key)
-                handler(DefaultsChange(key: key.name, oldValue: value, newValue: value))
+                handler(DefaultsChange(key: key.name, oldValue: value, newValue: value, isInitial: true))
             }
         }
         return observation
@@ -74,14 +75,34 @@ extension DefaultsAdapter {
         _ handler: @escaping @Sendable () -> Void
     ) -> DefaultsObservation {
         let names = Set(keyPaths.compactMap { (keyStore[keyPath: $0] as? any NamedKey)?.name })
+        return observe(names: names, options: options, queue: queue, handler)
+    }
+
+    /// Calls `handler` once for every batch of changes to any of the keys, whatever their value types.
+    ///
+    /// ```swift
+    /// let token = Defaults.observe(keys: .quality, .theme) { redraw() }
+    /// ```
+    public func observe<each Value>(
+        keys: repeat Key<each Value>,
+        options: ObservationOptions = [],
+        queue: DispatchQueue? = nil,
+        _ handler: @escaping @Sendable () -> Void
+    ) -> DefaultsObservation {
+        var names = Set<String>()
+        for key in repeat each keys { names.insert(key.name) }
+        return observe(names: names, options: options, queue: queue, handler)
+    }
+
+    private func observe(
+        names: Set<String>,
+        options: ObservationOptions,
+        queue: DispatchQueue?,
+        _ handler: @escaping @Sendable () -> Void
+    ) -> DefaultsObservation {
         let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
-        if options.contains(.initial) { observation.deliver(handler) }
-        let registration = store.changes.add(keys: names) { [weak observation] _ in
-            observation?.deliver(handler)
-        }
-        // Holding the store keeps the suite open (and its file watched) while the observation runs.
-        let store = self.store
-        observation.onInvalidate { store.changes.remove(registration) }
+        listen(for: names, options: options, observation: observation) { _ in handler() }
+        if options.contains(.initial) { start(observation, options: options, handler) }
         return observation
     }
 
@@ -101,32 +122,101 @@ extension DefaultsAdapter {
         _ handler: @escaping @Sendable ([DefaultsChange<PropertyListValue?>]) -> Void
     ) -> DefaultsObservation {
         let observation = DefaultsObservation(queue: queue ?? Self.observationQueue())
-        let registration = store.changes.add(keys: nil) { [weak observation] changes in
-            let typed = changes.map { DefaultsChange(key: $0.key, oldValue: $0.oldValue, newValue: $0.newValue) }
-            observation?.deliver { handler(typed) }
+        listen(for: nil, options: [], observation: observation) { changes in
+            handler(changes.map { DefaultsChange(key: $0.key, oldValue: $0.oldValue, newValue: $0.newValue) })
+        }
+        return observation
+    }
+
+    /// Registers `observation` for the changes of `keys` (of every key for `nil`) until it ends; each batch
+    /// reaches `callback` on the observation's queue, or on the writing thread for a synchronous one.
+    private func listen(
+        for keys: Set<String>?,
+        options: ObservationOptions,
+        observation: DefaultsObservation,
+        _ callback: @escaping @Sendable ([DefaultsStoreChange]) -> Void
+    ) {
+        let synchronous = options.contains(.synchronous)
+        // The listener runs under the store's lock: it only hands the batch on.
+        let registration = store.changes.add(keys: keys) { [weak observation] changes in
+            guard let observation else { return }
+            let delivery: @Sendable () -> Void = { callback(changes) }
+            if synchronous {
+                SynchronousDelivery.deliver(delivery, for: observation)
+            } else {
+                observation.deliver(delivery)
+            }
         }
         // Holding the store keeps the suite open (and its file watched) while the observation runs.
         let store = self.store
         observation.onInvalidate { store.changes.remove(registration) }
-        return observation
     }
 
-    /// The key's values as they change, starting with the current one; the sequence ends when the task
-    /// iterating it is cancelled.
+    /// Makes the initial call: here and now for a synchronous observation, else first on its queue.
+    private func start(
+        _ observation: DefaultsObservation,
+        options: ObservationOptions,
+        _ initial: @escaping @Sendable () -> Void
+    ) {
+        if options.contains(.synchronous) { observation.runIfActive(initial) } else { observation.deliver(initial) }
+    }
+
+    /// The key's values as they change, starting with the current one unless `initial` is `false`; the
+    /// sequence ends when the task iterating it is cancelled.
     ///
     /// ```swift
     /// for await volume in Defaults.updates(\.volume) {
     ///     player.volume = volume
     /// }
     /// ```
-    public func updates<Value: Sendable>(_ keyPath: KeyPath<KeyStore, Key<Value>>) -> AsyncStream<Value> {
-        updates(keyStore[keyPath: keyPath])
+    public func updates<Value: Sendable>(
+        _ keyPath: KeyPath<KeyStore, Key<Value>>,
+        initial: Bool = true
+    ) -> AsyncStream<Value> {
+        updates(keyStore[keyPath: keyPath], initial: initial)
     }
 
-    /// The values of `key` as they change, starting with the current one.
-    public func updates<Value: Sendable>(_ key: Key<Value>) -> AsyncStream<Value> {
+    /// The values of `key` as they change, starting with the current one unless `initial` is `false`.
+    ///
+    /// ```swift
+    /// for await quality in Defaults.updates(.quality, initial: false) { encoder.quality = quality }
+    /// ```
+    public func updates<Value: Sendable>(_ key: Key<Value>, initial: Bool = true) -> AsyncStream<Value> {
         AsyncStream { continuation in
-            let observation = observe(key, options: [.initial]) { change in continuation.yield(change.newValue) }
+            let observation = observe(key, options: initial ? [.initial] : []) { change in
+                continuation.yield(change.newValue)
+            }
+            continuation.onTermination = { _ in observation.invalidate() }
+        }
+    }
+
+    /// An element for every batch of changes to any of the keys, whatever their value types, starting with
+    /// one right away unless `initial` is `false`.
+    ///
+    /// ```swift
+    /// for await _ in Defaults.updates(.quality, .theme) { redraw() }
+    /// ```
+    public func updates<each Value>(_ keys: repeat Key<each Value>, initial: Bool = true) -> AsyncStream<Void> {
+        var names = Set<String>()
+        for key in repeat each keys { names.insert(key.name) }
+        return updates(names: names, initial: initial)
+    }
+
+    /// An element for every batch of changes to any of the keys, starting with one right away unless
+    /// `initial` is `false`.
+    ///
+    /// ```swift
+    /// for await _ in Defaults.updates([.width, .height]) { relayout() }
+    /// ```
+    public func updates<Value>(_ keys: [Key<Value>], initial: Bool = true) -> AsyncStream<Void> {
+        updates(names: Set(keys.map(\.name)), initial: initial)
+    }
+
+    private func updates(names: Set<String>, initial: Bool) -> AsyncStream<Void> {
+        AsyncStream { continuation in
+            let observation = observe(names: names, options: initial ? [.initial] : [], queue: nil) {
+                continuation.yield()
+            }
             continuation.onTermination = { _ in observation.invalidate() }
         }
     }

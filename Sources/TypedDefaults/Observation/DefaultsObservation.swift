@@ -73,12 +73,34 @@ public final class DefaultsObservation: Sendable {
         return self
     }
 
+    /// Undoes ``tieToLifetime(of:)``: the observation runs for as long as this token is kept again, or
+    /// until ``invalidate()``.
+    ///
+    /// ```swift
+    /// let token = Defaults.observe(\.volume) { _ in }.tieToLifetime(of: player)
+    /// token.removeLifetimeTie()   // now ends when `token` is released
+    /// ```
+    public func removeLifetimeTie() {
+        let keepAlive = state.withLock { state in
+            defer {
+                state.tiedTo = nil
+                state.keepAlive = nil
+            }
+            return state.keepAlive
+        }
+        // Released outside the lock: it may be the last reference, and its deinit takes the lock.
+        _ = keepAlive
+    }
+
     /// Runs `callback` on the observer's queue, unless the observation has ended by then.
     func deliver(_ callback: @escaping @Sendable () -> Void) {
-        queue.async { [self] in
-            guard isActive else { return }
-            callback()
-        }
+        queue.async { [self] in runIfActive(callback) }
+    }
+
+    /// Runs `callback` here and now, unless the observation has ended.
+    func runIfActive(_ callback: @Sendable () -> Void) {
+        guard isActive else { return }
+        callback()
     }
 
     deinit {

@@ -74,6 +74,45 @@ struct ObservationTrackingTests {
         #expect(eventually { changes.all == [.dark] })
     }
 
+    /// An `@Observable` model holding settings beside its own state, as SwiftUI apps write one.
+    @Observable
+    final class PlayerModel {
+        @ObservationIgnored @Default var theme: Theme
+        var isPlaying = false
+
+        init(_ defaults: DefaultsAdapter<DefaultsKeys>) {
+            _theme = Default(\.theme, adapter: defaults)
+        }
+    }
+
+    @Test(
+        "an @Observable model's settings are tracked with its own state, other processes' changes included",
+        .needsFileStore
+    )
+    func observableModel() throws {
+        let suite = IsolatedSuite()
+        let model = PlayerModel(suite.adapter)
+        let reads = Recorder<String>()
+        func track() {
+            withObservationTracking {
+                _ = (model.theme, model.isPlaying)
+            } onChange: {
+                reads.append("changed")
+            }
+        }
+        track()
+        model.isPlaying = true  // the macro's own property
+        #expect(reads.count == 1)
+        track()
+        model.theme = .dark  // the setting, through the model
+        #expect(eventually { reads.count == 2 })
+        track()
+        let run = try Helper.run(["exit-call", suite.name, "theme", "light"], configDirectory: suite.directory.url)
+        #expect(run.status == 0)
+        #expect(eventually { reads.count == 3 })
+        #expect(model.theme == .light)
+    }
+
     @Test("a change of another key is not announced to a read of this one")
     func otherKey() {
         let suite = IsolatedSuite()

@@ -17,7 +17,6 @@ extension Key {
 
 /// A value whose encoding always fails, so a write of it is refused.
 private struct Unencodable: Codable, DefaultsSerializable {
-    init() {}
     func encode(to encoder: any Encoder) throws { throw CancellationError() }
 }
 

@@ -54,6 +54,13 @@ let package = Package(
             dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper", "DefaultsTool"],
             swiftSettings: foundationStorageOnApplePlatforms
         ),
+        // The documented examples of SwiftyUserDefaults and sindresorhus/Defaults, in TypedDefaults' spelling.
+        // A module of its own: it declares its own global `Defaults`, as SwiftyUserDefaults users do.
+        .testTarget(
+            name: "PeerScenarios",
+            dependencies: ["TypedDefaults", "TypedDefaultsTestHelper"],
+            swiftSettings: foundationStorageOnApplePlatforms
+        ),
         // Imports TypedDefaults without @testable: stores written outside the package, on the public API only.
         .testTarget(
             name: "StoreConformanceTests",

@@ -30,10 +30,11 @@ enum SynchronousDelivery {
         var handlers: [@Sendable () -> Void] = []
     }
 
-    /// The thread-local slots: `slot` is `nil` outside a write, ``marked`` inside one until a handler is
-    /// collected, then a retained `Collected`; `nesting` counts the collected batches running on the thread,
-    /// one inside another. `nil` when the process has used up its keys (at least 128): every delivery then
-    /// goes to its observation's queue, rather than to a slot some other code owns.
+    /// The two thread-local slots, or `nil` when the process has used up its keys (at least 128).
+    ///
+    /// `slot` is `nil` outside a write, ``marked`` inside one until a handler is collected, then a retained
+    /// `Collected`; `nesting` counts the collected batches running on the thread, one inside another. Without
+    /// keys every delivery goes to its observation's queue, rather than to a slot some other code owns.
     private static let keys: (slot: pthread_key_t, nesting: pthread_key_t)? = {
         var slot = pthread_key_t()
         var nesting = pthread_key_t()

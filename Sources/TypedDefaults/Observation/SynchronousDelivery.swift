@@ -30,24 +30,29 @@ enum SynchronousDelivery {
         var handlers: [@Sendable () -> Void] = []
     }
 
-    /// The writing thread's slot: `nil` outside a write, ``marked`` inside one until a handler is collected,
-    /// then a retained `Collected`.
-    private static let slot = makeKey()
-    /// How many collected batches are running on this thread, one inside another.
-    private static let nesting = makeKey()
+    /// The two thread-local slots, or `nil` when the process has used up its keys (at least 128).
+    ///
+    /// `slot` is `nil` outside a write, ``marked`` inside one until a handler is collected, then a retained
+    /// `Collected`; `nesting` counts the collected batches running on the thread, one inside another. Without
+    /// keys every delivery goes to its observation's queue, rather than to a slot some other code owns.
+    private static let keys: (slot: pthread_key_t, nesting: pthread_key_t)? = {
+        var slot = pthread_key_t()
+        var nesting = pthread_key_t()
+        guard pthread_key_create(&slot, nil) == 0 else { return nil }
+        guard pthread_key_create(&nesting, nil) == 0 else {
+            pthread_key_delete(slot)
+            return nil
+        }
+        return (slot, nesting)
+    }()
+
     /// The slot's value while a write has collected nothing: no object lives at address 1.
     private static let marked = 1
-
-    private static func makeKey() -> pthread_key_t {
-        var key = pthread_key_t()
-        // Fails only when the process has used every key (at least 128); deliveries then go to the queues.
-        _ = pthread_key_create(&key, nil)
-        return key
-    }
 
     /// Performs `write` with this thread marked as writing, then runs the handlers its changes collected.
     @inline(__always)
     static func around<Result>(_ write: () throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
+        guard let slot = keys?.slot else { return try write() }
         let outer = pthread_getspecific(slot)
         pthread_setspecific(slot, UnsafeRawPointer(bitPattern: marked))
         let result: Swift.Result<Result, DefaultsError>
@@ -67,7 +72,7 @@ enum SynchronousDelivery {
     /// Collects `handler` to run once the current write is done, or queues it on `observation`'s queue when
     /// this thread is not writing through an adapter (or its handlers nest too deep).
     static func deliver(_ handler: @escaping @Sendable () -> Void, for observation: DefaultsObservation) {
-        guard let current = pthread_getspecific(slot),
+        guard let (slot, nesting) = keys, let current = pthread_getspecific(slot),
             Int(bitPattern: pthread_getspecific(nesting)) < maximumNesting
         else { return observation.deliver(handler) }
         let collected: Collected
@@ -81,6 +86,7 @@ enum SynchronousDelivery {
     }
 
     private static func run(_ collected: Collected) {
+        guard let nesting = keys?.nesting else { return }
         let depth = Int(bitPattern: pthread_getspecific(nesting))
         pthread_setspecific(nesting, UnsafeRawPointer(bitPattern: depth + 1))
         defer { pthread_setspecific(nesting, UnsafeRawPointer(bitPattern: depth)) }

@@ -93,10 +93,17 @@ enum DefaultsReadmeMime: String, Codable, Sendable, DefaultsSerializable {
     case stream = "application/octet-stream"
 }
 
+/// The same enum choosing JSON text, the form the peer writes for it without its opt-in.
+enum DefaultsReadmeJSONMime: String, Codable, Sendable, DefaultsSerializable {
+    case json = "application/json"
+
+    static var bridge: CodableBridge<Self> { CodableBridge() }
+}
+
 /// An `NSSecureCoding` class, as the peer's older README stores one.
 ///
-/// An `NSSecureCoding` class as the peer's older README stores one (a string, an integer and a Boolean).
-/// Top-level and internal: Foundation's archiver on Linux can only name such classes.
+/// It holds a string, an integer and a Boolean. Top-level and internal: Foundation's archiver on Linux can
+/// only name such classes.
 final class DefaultsReadmeSecureObject: NSObject, NSSecureCoding, DefaultsSerializable {
     let text: String
     let number: Int
@@ -254,11 +261,10 @@ extension PeerScenarios {
 
         /// D1, the first example: a `Double` key declared as a static member.
         ///
-        /// D1, the first example: a `Double` key declared as a static member reads its default on an empty
-        /// suite, takes a plain write and an in-place `+=` through the subscript, and is stored as a real. The
-        /// default stays with the key, so the file holds nothing for it before the first write (the peer keeps
-        /// its default in Foundation's registration table, which is not in the file either). Assigning a value
-        /// of another type does not compile, in both libraries.
+        /// It reads its default on an empty suite, takes a plain write and an in-place `+=` through the
+        /// subscript, and is stored as a real. The default stays with the key, so the file holds nothing for it
+        /// before the first write (the peer keeps its default in Foundation's registration table, which is not
+        /// in the file either). Assigning a value of another type does not compile, in both libraries.
         @Test("D1 a static-member Double key: default, write, in-place add, stored as a real")
         func declareAndRead() throws {
             #expect(Defaults[.quality] == 0.8)
@@ -288,7 +294,7 @@ extension PeerScenarios {
 
         /// D3: an enum with `String` raw values.
         ///
-        /// D3: an enum with `String` raw values reads its default case (whose raw value is "1 Hour") and is
+        /// An enum with `String` raw values reads its default case (whose raw value is "1 Hour") and is
         /// stored as the raw string itself, as the peer stores it. The older README's variant is also `Codable`,
         /// for which the peer stored the raw value as JSON text (in quotes): TypedDefaults reads that form as it
         /// is, and writes the plain raw value (the raw value wins over `Codable`, a deliberate difference).
@@ -334,7 +340,7 @@ extension PeerScenarios {
 
         /// D6: a key whose default comes from a closure.
         ///
-        /// D6: a key whose default comes from a closure runs it on every read that finds nothing stored, so
+        /// A key whose default comes from a closure runs it on every read that finds nothing stored, so
         /// two reads see its latest result; a stored value wins over it; after a reset the closure is
         /// consulted again. Nothing about the default reaches the file.
         @Test("D6 a computed default: evaluated per read, beaten by a stored value, back after reset")
@@ -390,7 +396,7 @@ extension PeerScenarios {
 
         /// D8: the peer's toggle control, and its change closure.
         ///
-        /// D8: the peer's toggle control calls its change closure with the new value only when the value
+        /// The peer's toggle control calls its change closure with the new value only when the value
         /// really changes. The control is SwiftUI; the rule it relies on holds for any observer here: writing
         /// the value already stored reports nothing.
         @Test("D8 a change handler hears each real change once, never a write of the same value")
@@ -413,7 +419,7 @@ extension PeerScenarios {
 
         /// D9: an `@Observable` model whose property is backed by a key.
         ///
-        /// D9: an `@Observable` model whose property is backed by a key (the peer's `@ObservableDefault`; here
+        /// An `@Observable` model whose property is backed by a key (the peer's `@ObservableDefault`; here
         /// `@ObservationIgnored @Default`, no macro package). Reads and writes go to the suite, and observation
         /// tracking of the property is told of writes through the model, through the suite directly, and (with
         /// the file store) by another process.
@@ -449,11 +455,11 @@ extension PeerScenarios {
 
         /// D10, and D11 (its Combine form): observing a key.
         ///
-        /// D10 (and D11, its Combine form, whose cancel is the token's invalidate): observing a Bool key first
-        /// delivers the current value during the `observe` call (old and new both false), then, for a write of
-        /// true, one change from false to true, on the writing thread before the write returns; after the
-        /// observation ends nothing more arrives. The peer does this by default; TypedDefaults by
-        /// `[.initial, .synchronous]` (its default is changes only, on a queue of its own).
+        /// Observing a Bool key first delivers the current value during the `observe` call (old and new both
+        /// false), then, for a write of true, one change from false to true, on the writing thread before the
+        /// write returns; after the observation ends (D11's cancel) nothing more arrives. The peer does this by
+        /// default; TypedDefaults with `[.initial, .synchronous]` (its default is changes only, on a queue of its
+        /// own). The Combine publisher itself is Apple-only and publishes values rather than changes.
         @Test("D10 observe: the initial value during the call, then each change on the writer's thread")
         func observeKey() {
             let changes = Recorder<DefaultsChange<Bool>>()
@@ -477,7 +483,7 @@ extension PeerScenarios {
 
         /// D12: `updates`, an async sequence of a key's values.
         ///
-        /// D12: `updates` as an async sequence yields the current value first (`initial` defaults to true), then
+        /// `updates` as an async sequence yields the current value first (`initial` defaults to true), then
         /// each new value. Several keys of different types yield an element on each change of any of them (the
         /// peer yields a tuple of the values; here the element carries nothing and the values are read); the
         /// array form of one key type yields once at the start and once per change.
@@ -523,7 +529,7 @@ extension PeerScenarios {
 
         /// D13: an observation tied to an object's lifetime.
         ///
-        /// D13: an observation tied to an object's lifetime keeps running though nobody keeps it, and stops
+        /// An observation tied to an object's lifetime keeps running though nobody keeps it, and stops
         /// once the object is gone. `removeLifetimeTie()` undoes the tie: the observation then lasts as long as
         /// its token.
         @Test("D13 tieToLifetime: runs while the object lives, stops after; removeLifetimeTie hands it back")
@@ -555,7 +561,7 @@ extension PeerScenarios {
 
         /// D15: controlling propagation inside a handler.
         ///
-        /// D15: a handler for two keys writes one of them inside `withoutPropagation` (no observer hears of that
+        /// A handler for two keys writes one of them inside `withoutPropagation` (no observer hears of that
         /// write, so the handler does not call itself), then writes a third key outside it, which its observers
         /// do hear. The suppressed write is still stored.
         @Test("D15 withoutPropagation: the handler's own write is silent and stored; a later write is heard")
@@ -587,7 +593,7 @@ extension PeerScenarios {
 
         /// D14 and D26: resetting keys.
         ///
-        /// D14 and D26: a reset makes a Bool key read its default again and removes it from the file; an
+        /// A reset makes a Bool key read its default again and removes it from the file; an
         /// optional key reads `nil` after one. Several keys of different types reset in one call.
         @Test("D14 D26 reset: the default again, the key gone from the file; several keys at once")
         func reset() throws {
@@ -628,10 +634,9 @@ extension PeerScenarios {
 
         /// D17 and D28: a suite shared with an app extension.
         ///
-        /// D17 and D28: a suite shared with an app extension. In the peer the key names the suite; here the
-        /// adapter does, and this module's global `Defaults` is that suite. A second adapter opened on the same
-        /// suite by name (the extension's) reads and writes the same values, and (with the file store) another
-        /// process's increments of an app-group counter are seen.
+        /// In the peer the key names the suite; here the adapter does, and this module's global `Defaults` is
+        /// that suite. A second adapter opened on the same suite by name (the extension's) reads and writes the
+        /// same values, and (with the file store) another process's increments of an app-group counter are seen.
         @Test("D17 D28 a shared suite: two adapters see the same values; another process's writes arrive")
         func sharedSuite() throws {
             let extensionDefaults = try Self.otherAdapter()
@@ -651,7 +656,7 @@ extension PeerScenarios {
 
         /// D18: defaults and Foundation's registration table.
         ///
-        /// D18: the peer registers every constant default in Foundation's registration table, so Foundation's
+        /// The peer registers every constant default in Foundation's registration table, so Foundation's
         /// own getters see it. TypedDefaults deliberately does not (a suite's defaults would leak into every
         /// other suite of the process): the key reads its default, while Foundation reading the same file finds
         /// nothing, and the suite lists nothing stored. A `UserDefaults` instance sees the default through the
@@ -682,7 +687,7 @@ extension PeerScenarios {
 
         /// D19: a type with a bridge of its own.
         ///
-        /// D19: a type with a bridge of its own, storing a user as a dictionary of two strings (a dictionary
+        /// A type with a bridge of its own, storing a user as a dictionary of two strings (a dictionary
         /// missing a field reads as no user). Keys of the type, of a set, an array and a dictionary of it each
         /// read their default's user; each is stored as the bridge's dictionary, an array of them (the set too)
         /// and a dictionary of them.
@@ -716,9 +721,10 @@ extension PeerScenarios {
 
         /// D20: an enum that is both `Codable` and raw-valued.
         ///
-        /// D20: an enum that is both `Codable` and `String`-raw-valued is stored as its raw value, which
+        /// An enum that is both `Codable` and `String`-raw-valued is stored as its raw value, which
         /// Foundation reads as the plain string. The peer needs an opt-in protocol for this; here it is the rule.
-        /// The form the peer writes without the opt-in (the raw value as JSON text) reads as it is.
+        /// The form the peer writes without the opt-in (the raw value as JSON text) reads as it is, and a type
+        /// that wants that form names the `Codable` bridge.
         @Test("D20 a Codable raw-value enum is stored as the raw string, without an opt-in")
         func preferRawValue() throws {
             Defaults[.mime] = .stream
@@ -726,6 +732,9 @@ extension PeerScenarios {
             #expect(try Self.stored()["mime"] as? String == "application/json")
             let (left, _) = try Self.suiteLeftByPeer(["mime": "\"application/octet-stream\""])
             #expect(left[.mime] == .stream)
+            // A type that wants the peer's JSON names the Codable bridge.
+            Defaults[Key<DefaultsReadmeJSONMime?>("jsonMime")] = .json
+            #expect(try Self.stored()["jsonMime"] as? String == #""application/json""#)
         }
 
         /// D29 and D30: the value types the peer lists (every integer width, the floating-point types, text,

@@ -14,7 +14,8 @@
 ///     subscript(position: Int) -> Element { items[position] }
 ///     func index(after index: Int) -> Int { items.index(after: index) }
 /// }
-/// extension Bag: DefaultsCollectionSerializable where Element: DefaultsSerializable {}
+/// // A conditional conformance names DefaultsSerializable too, as Swift requires of inherited protocols.
+/// extension Bag: DefaultsSerializable, DefaultsCollectionSerializable where Element: DefaultsSerializable {}
 ///
 /// let recent = Key<Bag<String>>("recent", default: Bag([]))   // stored as <array><string>…</string></array>
 /// ```
@@ -54,7 +55,7 @@ public protocol DefaultsSetAlgebraSerializable: SetAlgebra, DefaultsSerializable
 ///
 /// ## Usage
 /// ```swift
-/// extension Bag: DefaultsCollectionSerializable where Element: DefaultsSerializable {}   // uses this bridge
+/// extension Bag: DefaultsSerializable, DefaultsCollectionSerializable where Element: DefaultsSerializable {}
 /// ```
 public struct CollectionBridge<Value: DefaultsCollectionSerializable>: DefaultsBridge
 where Value.Element: DefaultsSerializable {

@@ -21,7 +21,8 @@ import Foundation
 /// | `Codable` and `NSObject & NSSecureCoding` (or `NSCoding`) | JSON | readable, and what sindresorhus/Defaults writes for such a type |
 /// | `Codable` and ``DefaultsCollectionSerializable`` or ``DefaultsSetAlgebraSerializable`` | an array of its elements | the protocol was adopted for that |
 ///
-/// A type chooses the other form with one line in its conformance, naming the bridge it wants.
+/// A type chooses the other form with one line in its conformance, naming the bridge it wants (a class names
+/// itself, as in `SecureCodingBridge<Bookmark>`: Swift allows no `Self` there in a class).
 ///
 /// ## Usage
 /// ```swift

@@ -451,8 +451,12 @@ case "print-migration-types":
     print("limits=\(limits.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "nil")")
     print("bag=\(defaults[key: Key<Bag<String>?>("bag")].map { $0.joined(separator: ",") } ?? "nil")")
     print("tags=\(defaults[key: Key<TagSet?>("tags")].map { $0.toArray().joined(separator: ",") } ?? "nil")")
-    print("note=\(defaults[key: Key<Note?>("note")].map { [$0.text, $0.next?.text ?? "-"].joined(separator: ",") } ?? "nil")")
-    print("any=\(defaults[key: Key<PropertyListValue?>("any")]?.get([String: Int].self).map { "\($0.sorted { $0.key < $1.key })" } ?? "nil")")
+    print(
+        "note=\(defaults[key: Key<Note?>("note")].map { [$0.text, $0.next?.text ?? "-"].joined(separator: ",") } ?? "nil")"
+    )
+    print(
+        "any=\(defaults[key: Key<PropertyListValue?>("any")]?.get([String: Int].self).map { "\($0.sorted { $0.key < $1.key })" } ?? "nil")"
+    )
 case "edit-script":
     // Coalesced, as a program writes: a key set twice before a flush reaches the file once.
     let rest = Array(arguments.dropFirst())

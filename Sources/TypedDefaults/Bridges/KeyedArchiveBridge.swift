@@ -33,7 +33,9 @@ public struct KeyedArchiveBridge<Value: NSObject & NSCoding>: DefaultsBridge {
     /// Creates the bridge.
     public init() {}
 
-    /// How many objects deep an archive may nest, root included: 256. The unarchiver recurses once per level.
+    /// How many objects deep an archive may nest, root included: 256.
+    ///
+    /// The unarchiver recurses once per level.
     static var maximumDepth: Int { 256 }
 
     /// Returns the object's keyed archive, made without secure coding.
@@ -59,7 +61,8 @@ public struct KeyedArchiveBridge<Value: NSObject & NSCoding>: DefaultsBridge {
         #endif
         let objects = try ArchivedObjects(BinaryPropertyListReader(archive))
         let rootClass = try objects.className(of: objects.fields(of: objects.root))
-        guard rootClass == NSStringFromClass(Value.self) || NSKeyedUnarchiver.class(forClassName: rootClass) == Value.self
+        guard
+            rootClass == NSStringFromClass(Value.self) || NSKeyedUnarchiver.class(forClassName: rootClass) == Value.self
         else {
             throw DefaultsBridgeError("the keyed archive holds \(String(reflecting: rootClass)), not \(Value.self)")
         }

@@ -28,7 +28,10 @@ struct LaunchArgumentBooleanTests {
     func refused() throws {
         let suite = IsolatedSuite()
         for text in ["tomato", "yep", "nope", "2", "42abc"] {
-            let defaults = try suite.secondAdapter(keyStore: DefaultsKeys(), launchArguments: .parsing(["-flag", text]))
+            let defaults = try suite.secondAdapter(
+                keyStore: DefaultsKeys(),
+                launchArguments: .parsing(["-flag", text])
+            )
             #expect(defaults[key: Key<Bool>("flag", default: false)] == false, "\(text)")
         }
         #expect(suite.diagnostics.filter { $0.kind == .invalidLaunchArgument }.count == 5)

@@ -16,7 +16,9 @@ final class CodableSecureThing: NSObject, NSSecureCoding, Codable, DefaultsSeria
     }
 }
 
-/// The same, choosing the keyed archive with one line. A class names itself: Swift allows no `Self` inside a
+/// The same, choosing the keyed archive with one line.
+///
+/// A class names itself: Swift allows no `Self` inside a
 /// class property's type (`SecureCodingBridge<Self>` is "covariant 'Self'"), unlike a struct's or an enum's.
 final class ArchivedSecureThing: NSObject, NSSecureCoding, Codable, DefaultsSerializable {
     static var bridge: SecureCodingBridge<ArchivedSecureThing> { .init() }

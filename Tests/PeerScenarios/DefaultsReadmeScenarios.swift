@@ -131,6 +131,81 @@ final class DefaultsReadmeSecureObject: NSObject, NSSecureCoding, DefaultsSerial
     }
 }
 
+/// The peer's custom collection: a bag of elements, stored as an array of them.
+struct DefaultsReadmeBag<Element>: Collection {
+    var items: [Element]
+
+    init(_ elements: [Element]) { items = elements }
+
+    var startIndex: Int { items.startIndex }
+    var endIndex: Int { items.endIndex }
+    subscript(position: Int) -> Element { items[position] }
+    func index(after index: Int) -> Int { items.index(after: index) }
+}
+
+extension DefaultsReadmeBag: DefaultsSerializable, DefaultsCollectionSerializable
+where Element: DefaultsSerializable {}
+
+/// The peer's custom set algebra, stored as an array of its elements.
+struct DefaultsReadmeSetBag<Element: Hashable>: SetAlgebra {
+    var elements = Set<Element>()
+
+    init() {}
+    init(elements: Set<Element>) { self.elements = elements }
+
+    func contains(_ member: Element) -> Bool { elements.contains(member) }
+    func union(_ other: Self) -> Self { Self(elements: elements.union(other.elements)) }
+    func intersection(_ other: Self) -> Self { Self(elements: elements.intersection(other.elements)) }
+    func symmetricDifference(_ other: Self) -> Self { Self(elements: elements.symmetricDifference(other.elements)) }
+    @discardableResult
+    mutating func insert(_ newMember: Element) -> (inserted: Bool, memberAfterInsert: Element) {
+        elements.insert(newMember)
+    }
+    mutating func remove(_ member: Element) -> Element? { elements.remove(member) }
+    mutating func update(with newMember: Element) -> Element? { elements.update(with: newMember) }
+    mutating func formUnion(_ other: Self) { elements.formUnion(other.elements) }
+    mutating func formIntersection(_ other: Self) { elements.formIntersection(other.elements) }
+    mutating func formSymmetricDifference(_ other: Self) { elements.formSymmetricDifference(other.elements) }
+}
+
+extension DefaultsReadmeSetBag: DefaultsSerializable, DefaultsSetAlgebraSerializable
+where Element: DefaultsSerializable {
+    func toArray() -> [Element] { Array(elements) }
+}
+
+/// A class that is both `Codable` and `NSSecureCoding`: stored as JSON, as the peer stores it by default.
+final class DefaultsReadmeNote: NSObject, NSSecureCoding, Codable, DefaultsSerializable {
+    let text: String
+
+    static var supportsSecureCoding: Bool { true }
+
+    init(text: String) { self.text = text }
+
+    init?(coder: NSCoder) {
+        guard let text = coder.decodeObject(of: NSString.self, forKey: "text") else { return nil }
+        self.text = text as String
+    }
+
+    func encode(with coder: NSCoder) { coder.encode(text as NSString, forKey: "text") }
+}
+
+/// The same class choosing the keyed archive, as the peer's opt-out protocol does.
+final class DefaultsReadmeArchivedNote: NSObject, NSSecureCoding, Codable, DefaultsSerializable {
+    let text: String
+
+    static var supportsSecureCoding: Bool { true }
+    static var bridge: SecureCodingBridge<DefaultsReadmeArchivedNote> { SecureCodingBridge() }
+
+    init(text: String) { self.text = text }
+
+    init?(coder: NSCoder) {
+        guard let text = coder.decodeObject(of: NSString.self, forKey: "text") else { return nil }
+        self.text = text as String
+    }
+
+    func encode(with coder: NSCoder) { coder.encode(text as NSString, forKey: "text") }
+}
+
 extension PeerScenarios {
     @Suite("sindresorhus/Defaults README")
     struct DefaultsReadme {
@@ -806,6 +881,130 @@ extension PeerScenarios {
             #expect(stored["uuid"] as? String == uuid.uuidString)
             #expect(stored["url"] as? String == "https://example.com/a?b=1#c")
             #expect(stored["secure"] is Data)
+        }
+
+        // MARK: - Types that came with the migration
+
+        /// D21: a custom collection.
+        ///
+        /// A bag adopting the collection protocol with an initializer from an array (the same requirement as
+        /// the peer's) reads its default's elements by index and is stored as a plain array of strings; an
+        /// array the peer stored reads as a bag.
+        @Test("D21 a custom collection: elements by index, stored as a plain array")
+        func customCollection() throws {
+            let bag = Key<DefaultsReadmeBag<String>>("stringBag", default: DefaultsReadmeBag(["Hello", "World!"]))
+            #expect(Defaults[bag][0] == "Hello")
+            #expect(Defaults[bag][1] == "World!")
+            Defaults[bag] = DefaultsReadmeBag(["a", "b", "c"])
+            #expect(Array(Defaults[bag]) == ["a", "b", "c"])
+            #expect(try Self.stored()["stringBag"] as? [String] == ["a", "b", "c"])
+            let (left, _) = try Self.suiteLeftByPeer(["stringBag": ["x", "y"]])
+            #expect(Array(left[bag]) == ["x", "y"])
+        }
+
+        /// D22: a custom set algebra.
+        ///
+        /// A set type adopting the set-algebra protocol with a method listing its elements (the peer's
+        /// requirement) contains both of its default's strings, and is stored as an array of them, in no
+        /// particular order.
+        @Test("D22 a custom set algebra: membership, stored as an array")
+        func customSetAlgebra() throws {
+            let set = Key<DefaultsReadmeSetBag<String>>("stringSet", default: ["Hello", "World!"])
+            #expect(Defaults[set].contains("Hello"))
+            #expect(Defaults[set].contains("World!"))
+            Defaults[set].insert("Again")
+            #expect(Defaults[set] == ["Hello", "World!", "Again"])
+            let stored = try #require(try Self.stored()["stringSet"] as? [String])
+            #expect(Set(stored) == ["Hello", "World!", "Again"] && stored.count == 3)
+        }
+
+        /// D23: a key of the dynamic value type holding a primitive.
+        ///
+        /// The peer's `AnySerializable` is `PropertyListValue` here: a key whose default is the literal 1
+        /// reads 1; after the literal "🦄" is assigned it reads back as a `String`. Each is stored as the plain
+        /// property-list value.
+        @Test("D23 a dynamic value from literals: an integer, then a string, each stored natively")
+        func dynamicPrimitive() throws {
+            let any = Key<PropertyListValue>("anyKey", default: 1)
+            #expect(Defaults[any].get(Int.self) == 1)
+            Defaults[any] = 2
+            #expect(try Self.stored()["anyKey"] as? Int == 2)
+            Defaults[any] = "🦄"
+            #expect(Defaults[any].get(String.self) == "🦄")
+            let text: String? = Defaults[any].get()
+            #expect(text == "🦄")
+            #expect(try Self.stored()["anyKey"] as? String == "🦄")
+        }
+
+        /// D24: a dynamic value holding an enum.
+        ///
+        /// Made from the enum (through its bridge), the value reads back as the enum; `set` replaces it with
+        /// another case, read back the same way. It is stored as the raw string.
+        @Test("D24 a dynamic value holding an enum: typed get and set, stored as the raw string")
+        func dynamicEnum() throws {
+            let mime = Key<PropertyListValue>("anyMime", default: try PropertyListValue(DefaultsReadmeMime.json))
+            #expect(Defaults[mime].get(DefaultsReadmeMime.self)?.rawValue == "application/json")
+            try Defaults[mime].set(DefaultsReadmeMime.stream)
+            #expect(Defaults[mime].get(DefaultsReadmeMime.self)?.rawValue == "application/octet-stream")
+            #expect(try Self.stored()["anyMime"] as? String == "application/octet-stream")
+        }
+
+        /// D25: a dictionary of dynamic values.
+        ///
+        /// Entries of several kinds (a string, a number, a Boolean, an enum) go into one key and each reads
+        /// back as its type; the key is stored as one dictionary of native values. The FAQ's variant (a theme
+        /// name, a font size, a flag) likewise.
+        @Test("D25 a dictionary of dynamic values: mixed entries, one native dictionary")
+        func dynamicDictionary() throws {
+            let magic = Key<[String: PropertyListValue]>("magic", default: [:])
+            Defaults[magic]["unicorn"] = "🦄"
+            Defaults[magic]["number"] = 3
+            Defaults[magic]["boolean"] = true
+            Defaults[magic]["enum"] = try PropertyListValue(DefaultsReadmeMime.json)
+            #expect(Defaults[magic]["unicorn"]?.get(String.self) == "🦄")
+            #expect(Defaults[magic]["number"]?.get(Int.self) == 3)
+            #expect(Defaults[magic]["boolean"]?.get(Bool.self) == true)
+            #expect(Defaults[magic]["enum"]?.get(DefaultsReadmeMime.self)?.rawValue == "application/json")
+            let stored = try #require(try Self.stored()["magic"] as? [String: Any])
+            #expect(stored["unicorn"] as? String == "🦄")
+            #expect(stored["number"] as? Int == 3)
+            #expect(stored["boolean"] as? Bool == true)
+            #expect(stored["enum"] as? String == "application/json")
+
+            let settings = Key<[String: PropertyListValue]>("settings", default: [:])
+            Defaults[settings] = ["theme": "dark", "fontSize": 14, "enabled": true]
+            #expect(Defaults[settings]["theme"]?.get(String.self) == "dark")
+            #expect(Defaults[settings]["fontSize"]?.get(Int.self) == 14)
+            #expect(Defaults[settings]["enabled"]?.get(Bool.self) == true)
+        }
+
+        /// D29, the range types, and the rule for a class that is both `Codable` and `NSSecureCoding`.
+        ///
+        /// `Range` and `ClosedRange` round-trip and are stored as a two-element array, lower bound first, the
+        /// peer's form, which reads as it is. A class that is both `Codable` and `NSSecureCoding` is stored as
+        /// JSON, as the peer stores it; naming the keyed-archive bridge (what the peer's opt-out protocol
+        /// does) stores an archive.
+        @Test("D29 ranges as two-element arrays; Codable over NSSecureCoding unless the archive bridge is named")
+        func rangesAndArchives() throws {
+            let hours = Key<Range<Int>>("hours", default: 8..<18)
+            let limits = Key<ClosedRange<Double>>("limits", default: 0...1)
+            #expect(Defaults[hours] == 8..<18)
+            Defaults[hours] = 9..<17
+            Defaults[limits] = 0.25...0.75
+            #expect(Defaults[hours] == 9..<17 && Defaults[limits] == 0.25...0.75)
+            var stored = try Self.stored()
+            #expect(stored["hours"] as? [Int] == [9, 17])
+            #expect(stored["limits"] as? [Double] == [0.25, 0.75])
+            let (left, _) = try Self.suiteLeftByPeer(["hours": [1, 5], "limits": [0.5, 2.5]])
+            #expect(left[hours] == 1..<5 && left[limits] == 0.5...2.5)
+
+            Defaults[Key<DefaultsReadmeNote?>("note")] = DefaultsReadmeNote(text: "hi")
+            Defaults[Key<DefaultsReadmeArchivedNote?>("archivedNote")] = DefaultsReadmeArchivedNote(text: "hi")
+            #expect(Defaults[Key<DefaultsReadmeNote?>("note")]?.text == "hi")
+            #expect(Defaults[Key<DefaultsReadmeArchivedNote?>("archivedNote")]?.text == "hi")
+            stored = try Self.stored()
+            #expect(stored["note"] as? String == #"{"text":"hi"}"#)
+            #expect(stored["archivedNote"] is Data)
         }
 
         /// Settings the peer already stored read as they are, with no migration step.

@@ -81,7 +81,7 @@ struct ValueParser {
             return .double(value)
         case "-bool", "-boolean":
             guard let value = PropertyListValue.bool(fromText: text) else {
-                throw invalid("a Boolean (YES, NO, true, false, 1 or 0)")
+                throw invalid("a Boolean (YES/NO, Y/N, true/false, T/F or 1/0, in either case)")
             }
             return .bool(value)
         case "-date":

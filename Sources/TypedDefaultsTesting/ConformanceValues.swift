@@ -16,9 +16,9 @@ struct ValueProbe: Sendable {
         let key = Key<Value>("conformance.\(name)", default: defaultValue)
         self.key = key.name
         // Every value below has a stored form; one without would fail the check, which is the right outcome.
-        self.stored = try? Value.bridge.serialize(value)
+        self.stored = try? Value.storedForm(of: value)
         write = { adapter throws(DefaultsError) in try adapter.set(value, for: key) }
-        readBack = { adapter in try? Value.bridge.serialize(adapter[key: key]) }
+        readBack = { adapter in try? Value.storedForm(of: adapter[key: key]) }
     }
 }
 

@@ -379,7 +379,7 @@ extension DefaultsAdapter {
     private func storedForm<Value>(of value: Value, for key: Key<Value>) throws(DefaultsError) -> PropertyListValue? {
         do {
             try PropertyListValue.checkText(key.name, what: "the key name")
-            let stored = try Value.bridge.serialize(value)
+            let stored = try Value.storedForm(of: value)
             try stored?.checkStorable(underKey: key.name)
             return stored
         } catch {
@@ -443,7 +443,7 @@ extension DefaultsAdapter {
         guard let stored else { return key.defaultValue }
         let problem: String
         do {
-            if let value = try Value.bridge.deserialize(stored) { return value }
+            if let value = try Value.value(fromStoredForm: stored) { return value }
             problem = ""
         } catch {
             problem = " (\(error))"

@@ -67,7 +67,7 @@ public struct LaunchArguments: Sendable {
     @usableFromInline
     func parse<Value: DefaultsSerializable>(_ text: String, for key: Key<Value>, suite: String) -> Value? {
         // The same readings as the `defaults` tool and stored strings: property-list text, the string, JSON.
-        if let value = PropertyListValue.firstReading(ofText: text, { try? Value.bridge.deserialize($0) }) {
+        if let value = PropertyListValue.firstReading(ofText: text, { try? Value.value(fromStoredForm: $0) }) {
             return value
         }
         DefaultsDiagnostics.report(

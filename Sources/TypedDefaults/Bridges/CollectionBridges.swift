@@ -18,12 +18,12 @@ public struct OptionalBridge<Wrapped: DefaultsSerializable>: DefaultsBridge {
     /// Returns `nil` for `nil`, and the wrapped value's stored form otherwise.
     public func serialize(_ value: Wrapped?) throws -> PropertyListValue? {
         guard let value else { return nil }
-        return try Wrapped.bridge.serialize(value)
+        return try Wrapped.storedForm(of: value)
     }
 
     /// Returns the wrapped value, or `nil` (a mismatch) when the stored value is not a `Wrapped`.
     public func deserialize(_ stored: PropertyListValue) throws -> Wrapped?? {
-        guard let value = try Wrapped.bridge.deserialize(stored) else { return nil }
+        guard let value = try Wrapped.value(fromStoredForm: stored) else { return nil }
         let wrapped: Wrapped? = value
         return wrapped
     }
@@ -53,7 +53,7 @@ public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
         var items: [PropertyListValue] = []
         items.reserveCapacity(value.count)
         for (index, element) in value.enumerated() {
-            guard let item = try Element.bridge.serialize(element) else {
+            guard let item = try Element.storedForm(of: element) else {
                 throw DefaultsBridgeError("element \(index) is nil, and a property-list array cannot hold nil")
             }
             items.append(item)
@@ -67,7 +67,7 @@ public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
         var elements: [Element] = []
         elements.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            guard let element = try Element.bridge.deserialize(item) else {
+            guard let element = try Element.value(fromStoredForm: item) else {
                 throw DefaultsBridgeError("element \(index) is \(item.summary), expected \(Element.self)")
             }
             elements.append(element)
@@ -138,7 +138,7 @@ public struct DictionaryBridge<
             guard DictionaryKey(name) == key else {
                 throw DefaultsBridgeError("the dictionary key \(String(reflecting: key)) does not survive as text")
             }
-            guard let item = try DictionaryValue.bridge.serialize(element) else {
+            guard let item = try DictionaryValue.storedForm(of: element) else {
                 throw DefaultsBridgeError(
                     "the value for \(String(reflecting: name)) is nil, and a <dict> cannot hold nil"
                 )
@@ -157,7 +157,7 @@ public struct DictionaryBridge<
             guard let key = DictionaryKey(name) else {
                 throw DefaultsBridgeError("the key \(String(reflecting: name)) is not a \(DictionaryKey.self)")
             }
-            guard let element = try DictionaryValue.bridge.deserialize(item) else {
+            guard let element = try DictionaryValue.value(fromStoredForm: item) else {
                 throw DefaultsBridgeError(
                     "the value for \(String(reflecting: name)) is \(item.summary), expected \(DictionaryValue.self)"
                 )

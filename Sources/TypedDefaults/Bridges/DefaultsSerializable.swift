@@ -21,6 +21,11 @@ import Foundation
 /// | `Codable` and `NSObject & NSSecureCoding` (or `NSCoding`) | JSON | readable, and what sindresorhus/Defaults writes for such a type |
 /// | `Codable` and ``DefaultsCollectionSerializable`` or ``DefaultsSetAlgebraSerializable`` | an array of its elements | the protocol was adopted for that |
 ///
+/// A class that is not `final` (`NSColor`, `UIColor`, your own) conforms too. Its bridge stores that class:
+/// a subclass that inherits the conformance is refused on write with
+/// ``DefaultsError/valueNotStorable(key:type:reason:)`` and reads as a mismatch, so keep such values in a key
+/// of the class that conforms.
+///
 /// A type chooses the other form with one line in its conformance, naming the bridge it wants (a class names
 /// itself, as in `SecureCodingBridge<Bookmark>`: Swift allows no `Self` there in a class).
 ///
@@ -43,11 +48,48 @@ import Foundation
 /// }
 /// ```
 public protocol DefaultsSerializable {
+    // No `where Bridge.Value == Self`: Swift 6 lets no class that is not final conform to a protocol that
+    // requires it. `storedForm(of:)` and `value(fromStoredForm:)` check it instead, for free once specialized.
+
     /// The bridge that stores this type.
-    associatedtype Bridge: DefaultsBridge where Bridge.Value == Self
+    associatedtype Bridge: DefaultsBridge
 
     /// The bridge that stores this type.
     static var bridge: Bridge { get }
+}
+
+extension DefaultsSerializable {
+    /// The stored form of `value`, made by the type's bridge; `nil` to store nothing.
+    ///
+    /// What a bridge of a container calls for each of its elements.
+    ///
+    /// ```swift
+    /// let form = try Int.storedForm(of: 42)   // .integer(42)
+    /// ```
+    @inlinable
+    public static func storedForm(of value: Self) throws -> PropertyListValue? {
+        guard Bridge.Value.self == Self.self else { throw bridgeOfAnotherType() }
+        return try bridge.serialize(unsafeBitCast(value, to: Bridge.Value.self))
+    }
+
+    /// The value a stored form stands for, read by the type's bridge; `nil` if it does not stand for one.
+    ///
+    /// ```swift
+    /// let number = try Int.value(fromStoredForm: .integer(42))   // 42
+    /// ```
+    @inlinable
+    public static func value(fromStoredForm stored: PropertyListValue) throws -> Self? {
+        guard Bridge.Value.self == Self.self else { throw bridgeOfAnotherType() }
+        return try bridge.deserialize(stored).map { unsafeBitCast($0, to: Self.self) }
+    }
+
+    @usableFromInline
+    static func bridgeOfAnotherType() -> DefaultsBridgeError {
+        DefaultsBridgeError(
+            "\(Self.self) is stored by the bridge of \(Bridge.Value.self) (a subclass inherits its superclass's "
+                + "conformance); keep the value in a key of \(Bridge.Value.self)"
+        )
+    }
 }
 
 extension DefaultsSerializable where Self: Codable {

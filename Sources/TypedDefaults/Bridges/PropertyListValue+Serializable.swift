@@ -36,7 +36,7 @@ extension PropertyListValue {
     /// let value = try PropertyListValue(Mime.json)   // .string("application/json")
     /// ```
     public init<Value: DefaultsSerializable>(_ value: Value) throws {
-        guard let stored = try Value.bridge.serialize(value) else {
+        guard let stored = try Value.storedForm(of: value) else {
             throw DefaultsBridgeError("a \(Value.self) value that stores nothing (such as nil) has no stored form")
         }
         self = stored
@@ -56,7 +56,7 @@ extension PropertyListValue {
     /// let count: Int? = value.get()
     /// ```
     public func get<Value: DefaultsSerializable>(_ type: Value.Type = Value.self) -> Value? {
-        (try? Value.bridge.deserialize(self)) ?? nil
+        (try? Value.value(fromStoredForm: self)) ?? nil
     }
 
     /// Replaces this value with the stored form of `value`, made by its type's bridge.

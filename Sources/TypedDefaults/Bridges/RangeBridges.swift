@@ -64,7 +64,7 @@ public struct ClosedRangeBridge<Bound: Comparable & DefaultsSerializable>: Defau
 /// The stored form both range bridges share.
 enum RangeBounds<Bound: Comparable & DefaultsSerializable> {
     static func serialize(_ lower: Bound, _ upper: Bound) throws -> PropertyListValue {
-        guard let lowerForm = try Bound.bridge.serialize(lower), let upperForm = try Bound.bridge.serialize(upper)
+        guard let lowerForm = try Bound.storedForm(of: lower), let upperForm = try Bound.storedForm(of: upper)
         else {
             throw DefaultsBridgeError("a range bound has no stored form, and a property-list array cannot hold nil")
         }
@@ -77,10 +77,10 @@ enum RangeBounds<Bound: Comparable & DefaultsSerializable> {
         guard items.count == 2 else {
             throw DefaultsBridgeError("a range is stored as 2 bounds, and the array has \(items.count) elements")
         }
-        guard let lower = try Bound.bridge.deserialize(items[0]) else {
+        guard let lower = try Bound.value(fromStoredForm: items[0]) else {
             throw DefaultsBridgeError("the lower bound is \(items[0].summary), expected \(Bound.self)")
         }
-        guard let upper = try Bound.bridge.deserialize(items[1]) else {
+        guard let upper = try Bound.value(fromStoredForm: items[1]) else {
             throw DefaultsBridgeError("the upper bound is \(items[1].summary), expected \(Bound.self)")
         }
         // Also false for a NaN bound, which no range can hold.

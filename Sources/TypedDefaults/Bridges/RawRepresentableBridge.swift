@@ -26,13 +26,13 @@ where Value.RawValue: DefaultsSerializable {
     /// Returns the raw value's stored form.
     @inlinable
     public func serialize(_ value: Value) throws -> PropertyListValue? {
-        try Value.RawValue.bridge.serialize(value.rawValue)
+        try Value.RawValue.storedForm(of: value.rawValue)
     }
 
     /// Returns the value whose raw value is stored; throws when the raw value names no value.
     @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> Value? {
-        let rawValue = try Value.RawValue.bridge.deserialize(stored)
+        let rawValue = try Value.RawValue.value(fromStoredForm: stored)
         if let rawValue, let value = Value(rawValue: rawValue) { return value }
         return try deserializeQuotedOrReport(stored, rawValue: rawValue)
     }
@@ -42,7 +42,7 @@ where Value.RawValue: DefaultsSerializable {
     @usableFromInline
     func deserializeQuotedOrReport(_ stored: PropertyListValue, rawValue: Value.RawValue?) throws -> Value? {
         if case .string(let text) = stored, let unquoted = PropertyListValue.unquotedJSONString(text),
-            let raw = try Value.RawValue.bridge.deserialize(.string(unquoted)), let value = Value(rawValue: raw)
+            let raw = try Value.RawValue.value(fromStoredForm: .string(unquoted)), let value = Value(rawValue: raw)
         {
             return value
         }

@@ -150,9 +150,29 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
         adapter.observe(key, options: options, queue: queue, handler)
     }
 
-    /// The key's values as they change, starting with the current one.
-    public func updates() -> AsyncStream<Value> {
-        adapter.updates(key)
+    /// The key's values as they change, starting with the current one unless `initial` is `false`.
+    public func updates(initial: Bool = true) -> AsyncStream<Value> {
+        adapter.updates(key, initial: initial)
+    }
+
+    /// Removes the stored value, so the property reads the key's default again.
+    ///
+    /// ```swift
+    /// $quality.reset()
+    /// ```
+    public func reset() {
+        adapter.reset(key)
+    }
+}
+
+extension Default where Value: Equatable {
+    /// Whether the property reads as its key's default.
+    ///
+    /// ```swift
+    /// if $quality.isDefaultValue { showHint() }
+    /// ```
+    public var isDefaultValue: Bool {
+        adapter.isDefaultValue(key)
     }
 }
 

@@ -190,16 +190,24 @@ extension DefaultsAdapter {
         }
     }
 
-    /// An element for every batch of changes to any of the keys, whatever their value types, starting with
-    /// one right away unless `initial` is `false`.
+    /// The values of several keys, whatever their types, as one tuple: the current ones first unless `initial`
+    /// is `false`, then again after every batch of changes to any of them.
     ///
     /// ```swift
-    /// for await _ in Defaults.updates(.quality, .theme) { redraw() }
+    /// for await (quality, theme) in Defaults.updates(.quality, .theme) { render(quality, theme) }
     /// ```
-    public func updates<each Value>(_ keys: repeat Key<each Value>, initial: Bool = true) -> AsyncStream<Void> {
+    public func updates<each Value: Sendable>(
+        _ keys: repeat Key<each Value>,
+        initial: Bool = true
+    ) -> AsyncStream<(repeat each Value)> {
         var names = Set<String>()
         for key in repeat each keys { names.insert(key.name) }
-        return updates(names: names, initial: initial)
+        return AsyncStream { continuation in
+            let observation = observe(names: names, options: initial ? [.initial] : [], queue: nil) { [self] in
+                continuation.yield((repeat value(for: each keys)))
+            }
+            continuation.onTermination = { _ in observation.invalidate() }
+        }
     }
 
     /// An element for every batch of changes to any of the keys, starting with one right away unless

@@ -96,6 +96,17 @@ struct KeyDeclarationTests {
         token.invalidate()
     }
 
+    @Test("a property's projected value resets its key and tells whether it reads the default")
+    func propertyReset() {
+        let suite = IsolatedSuite()
+        let quality = Default(.quality, adapter: suite.adapter)
+        #expect(quality.isDefaultValue)
+        quality.wrappedValue = 0.3
+        #expect(!quality.projectedValue.isDefaultValue && suite.adapter[.quality] == 0.3)
+        quality.projectedValue.reset()
+        #expect(quality.isDefaultValue && !suite.adapter.hasKey(.quality))
+    }
+
     @Test("a key's own reset and isDefaultValue work on .standard, in a real process")
     func keyOnStandard() throws {
         let directory = TemporaryConfigDirectory()

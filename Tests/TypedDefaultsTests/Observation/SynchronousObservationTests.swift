@@ -169,16 +169,20 @@ struct SynchronousObservationTests {
         token.invalidate()
 
         var withInitial = defaults.updates(.level, .label).makeAsyncIterator()
-        #expect(await withInitial.next() != nil)  // the initial element
+        let first = await withInitial.next()
+        #expect(first?.0 == 1 && first?.1 == "a")  // the current values, as one tuple
         var changesOnly = defaults.updates(.level, .label, initial: false).makeAsyncIterator()
+        var sameTypeBatches = defaults.updates([Key<Int>.level], initial: false).makeAsyncIterator()
         var values = defaults.updates(.level, initial: false).makeAsyncIterator()
         // The streams are registered once they are first iterated: give them a moment.
         try? await Task.sleep(for: .milliseconds(100))
-        defaults[.label] = "b"
-        defaults[.level] = 2
-        #expect(await withInitial.next() != nil)
-        #expect(await changesOnly.next() != nil)
-        #expect(await values.next() == 2)
+        defaults.reset(.label, .level)  // one write, one batch
+        let afterReset = await withInitial.next()
+        #expect(afterReset?.0 == 0 && afterReset?.1 == "")
+        let changed = await changesOnly.next()
+        #expect(changed?.0 == 0 && changed?.1 == "")
+        #expect(await sameTypeBatches.next() != nil)
+        #expect(await values.next() == 0)
     }
 
     @Test("removeLifetimeTie: the observation ends with its token again, not with the object")

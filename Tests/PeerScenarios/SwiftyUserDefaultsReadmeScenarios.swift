@@ -111,8 +111,10 @@ extension PeerScenarios {
 
         // MARK: Keys and access (S1–S4)
 
-        /// S1: keys declared as computed properties of the key store. A fresh suite reads the optional key as
-        /// `nil` and the other as its default, and neither read stores anything.
+        /// S1: keys declared as computed properties of the key store.
+        ///
+        /// A fresh suite reads the optional key as `nil` and the other as its default, and neither read stores
+        /// anything.
         @Test("S1 keys in the key store read nil and their default, storing nothing")
         func s1KeyStore() throws {
             #expect(Defaults[\.username] == nil)
@@ -124,9 +126,11 @@ extension PeerScenarios {
             #expect(keys.launchCount.defaultValue == 0)
         }
 
-        /// S2: the README's main usage through key paths: assignment, `+=` and `-=` on numbers and strings, and
-        /// in-place mutation of an array element through the subscript. Each operation reads, changes and writes
-        /// back, and the file holds the plain property-list values.
+        /// S2: the README's main usage, through key paths.
+        ///
+        /// Assignment, `+=` and `-=` on numbers and strings, and in-place mutation of an array element through
+        /// the subscript: each operation reads, changes and writes back, and the file holds the plain
+        /// property-list values.
         @Test("S2 key-path subscripts: assign, compound operators, in-place array mutation")
         func s2KeyPaths() throws {
             #expect(Defaults[\.username] == nil)
@@ -171,8 +175,10 @@ extension PeerScenarios {
             #expect(file["launchCount"] as? Int == 2)
         }
 
-        /// S4: a key made on the spot, outside the key store, read and written with the labelled subscript;
-        /// the value comes back typed, not optional. The unlabelled subscript reads the same key.
+        /// S4: a key made on the spot, outside the key store.
+        ///
+        /// Read and written with the labelled subscript, the value comes back typed, not optional; the
+        /// unlabelled subscript reads the same key.
         @Test("S4 a key outside the key store, through [key:]")
         func s4KeyWithoutStore() throws {
             let colorKey = Key<String>("color", default: "")
@@ -183,5 +189,500 @@ extension PeerScenarios {
             #expect(Defaults[colorKey] == "red")
             #expect(try ScenarioSuite.fileContents()["color"] as? String == "red")
         }
+
+        // MARK: Types (S5, S6, S8, S10)
+
+        /// S5: every type of the README's table, and arrays of each, written and read back.
+        ///
+        /// Strings, numbers, Booleans, data and arrays of them are stored as the same plain property-list values
+        /// SwiftyUserDefaults stores. Dates and URLs differ on purpose: a date is stored as an exact ISO 8601
+        /// string (Linux's XML writer keeps whole seconds of a native date) and a URL as its absolute string
+        /// (Foundation's own URL setter keeps only the path on Linux, and archives the URL on Apple platforms).
+        @Test("S5 the README's types and their arrays round-trip; dates and URLs are stored as text")
+        func s5BuiltInTypes() throws {
+            let date = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
+            let url = try #require(URL(string: "https://example.com/frogs?sort=name#top"))
+            Defaults.title = "Frog"
+            Defaults.retries = 3
+            Defaults.ratio = 0.25
+            Defaults.enabled = true
+            Defaults.blob = Data([1, 2, 3])
+            Defaults.lastSeen = date
+            Defaults.homepage = url
+            Defaults.titles = ["a", "b"]
+            Defaults.retryList = [1, 2]
+            Defaults.ratios = [0.5, 1.5]
+            Defaults.switches = [true, false]
+            Defaults.blobs = [Data([7]), Data()]
+            Defaults.dates = [date]
+            Defaults.links = [url]
+
+            #expect(Defaults.title == "Frog")
+            #expect(Defaults.retries == 3)
+            #expect(Defaults.ratio == 0.25)
+            #expect(Defaults.enabled)
+            #expect(Defaults.blob == Data([1, 2, 3]))
+            #expect(Defaults.lastSeen == date)
+            #expect(Defaults.homepage == url)
+            #expect(Defaults.titles == ["a", "b"])
+            #expect(Defaults.retryList == [1, 2])
+            #expect(Defaults.ratios == [0.5, 1.5])
+            #expect(Defaults.switches == [true, false])
+            #expect(Defaults.blobs == [Data([7]), Data()])
+            #expect(Defaults.dates == [date])
+            #expect(Defaults.links == [url])
+
+            let file = try ScenarioSuite.fileContents()
+            #expect(file["title"] as? String == "Frog")
+            #expect(file["retries"] as? Int == 3)
+            #expect(file["ratio"] as? Double == 0.25)
+            #expect(file["enabled"] as? Bool == true)
+            #expect(file["blob"] as? Data == Data([1, 2, 3]))
+            #expect(file["titles"] as? [String] == ["a", "b"])
+            #expect(file["retryList"] as? [Int] == [1, 2])
+            #expect(file["ratios"] as? [Double] == [0.5, 1.5])
+            #expect(file["switches"] as? [Bool] == [true, false])
+            #expect(file["blobs"] as? [Data] == [Data([7]), Data()])
+            // Deliberately not SwiftyUserDefaults' forms: text that keeps every digit and every part.
+            let storedDate = try #require(file["lastSeen"] as? String)
+            #expect(storedDate.hasSuffix(".25Z"))
+            #expect(file["dates"] as? [String] == [storedDate])
+            #expect(file["homepage"] as? String == url.absoluteString)
+            #expect(file["links"] as? [String] == [url.absoluteString])
+        }
+
+        /// S5, settings already stored: what SwiftyUserDefaults wrote for the table's types reads as it is.
+        ///
+        /// Native strings, numbers, Booleans, data and dates, arrays of them, and a URL archived with
+        /// Foundation's keyed archiver (SwiftyUserDefaults' URL form on Linux, and Foundation's on Apple
+        /// platforms). Numbers and Booleans stored as text (as a launch argument or `defaults write` leaves them)
+        /// read too, as SwiftyUserDefaults reads them.
+        @Test("S5 SwiftyUserDefaults' stored forms of the table's types read as they are")
+        func s5AlreadyStored() throws {
+            // Whole seconds: Foundation's XML property-list writer on Linux keeps no fraction of a native date.
+            let date = Date(timeIntervalSinceReferenceDate: 700_000_000)
+            let url = try #require(URL(string: "https://example.com/frogs?sort=name#top"))
+            try Self.storeAsPeerDid([
+                "title": "Frog",
+                "retries": 3,
+                "ratio": 0.25,
+                "enabled": true,
+                "blob": Data([1, 2, 3]),
+                "lastSeen": date,
+                "homepage": try NSKeyedArchiver.archivedData(withRootObject: url, requiringSecureCoding: false),
+                "titles": ["a", "b"],
+                "retryList": [1, 2],
+                "ratios": [0.5, 1.5],
+                "switches": [true, false],
+                "blobs": [Data([7]), Data()],
+                "dates": [date],
+            ])
+            #expect(Defaults.title == "Frog")
+            #expect(Defaults.retries == 3)
+            #expect(Defaults.ratio == 0.25)
+            #expect(Defaults.enabled)
+            #expect(Defaults.blob == Data([1, 2, 3]))
+            #expect(Defaults.lastSeen == date)
+            #expect(Defaults.homepage == url)
+            #expect(Defaults.titles == ["a", "b"])
+            #expect(Defaults.retryList == [1, 2])
+            #expect(Defaults.ratios == [0.5, 1.5])
+            #expect(Defaults.switches == [true, false])
+            #expect(Defaults.blobs == [Data([7]), Data()])
+            #expect(Defaults.dates == [date])
+
+            try Self.storeAsPeerDid(["retries": "4", "ratio": "0.5", "enabled": "YES"])
+            #expect(Defaults.retries == 4)
+            #expect(Defaults.ratio == 0.5)
+            #expect(Defaults.enabled)
+        }
+
+        /// S6: a Codable class opted in with one line, in an optional key and an optional array key.
+        ///
+        /// Values read back, and `nil` removes the key. TypedDefaults deliberately stores JSON as a string
+        /// (sorted keys, readable in the file; SwiftyUserDefaults stored data), and an array as an array of
+        /// such strings; it reads SwiftyUserDefaults' JSON data for a single value as it is.
+        @Test("S6 Codable values: JSON text, and SwiftyUserDefaults' JSON data read as it is")
+        func s6Codable() throws {
+            Defaults.frog = FrogCodable(name: "Froggy")
+            Defaults.froggies = [FrogCodable(name: "Andy"), FrogCodable(name: "Dandy")]
+            #expect(Defaults.frog?.name == "Froggy")
+            #expect(Defaults.froggies?.map(\.name) == ["Andy", "Dandy"])
+            let file = try ScenarioSuite.fileContents()
+            #expect(file["frog"] as? String == #"{"name":"Froggy"}"#)
+            #expect(file["froggies"] as? [String] == [#"{"name":"Andy"}"#, #"{"name":"Dandy"}"#])
+
+            Defaults.frog = nil
+            #expect(Defaults.frog == nil)
+            #expect(!Defaults.hasKey(\.frog))
+
+            // What SwiftyUserDefaults stored: the JSON encoder's output, as data.
+            try Self.storeAsPeerDid(["frog": try JSONEncoder().encode(FrogCodable(name: "Stored"))])
+            #expect(Defaults.frog?.name == "Stored")
+        }
+
+        /// S8: an enum stored as its raw value, in an optional key and an optional array key.
+        ///
+        /// The file holds the raw strings, as SwiftyUserDefaults stores them, and those read back. One
+        /// deliberate difference: an array holding a raw value the enum does not have reads as the key's
+        /// default (here `nil`, with a diagnostic) rather than without that element, so no data is dropped
+        /// silently by the next write.
+        @Test("S8 raw-value enums are stored as their raw values, alone and in arrays")
+        func s8RawRepresentable() throws {
+            Defaults.bestFroggy = .Andy
+            Defaults.bestFroggies = [.Andy, .Dandy]
+            #expect(Defaults.bestFroggy == .Andy)
+            #expect(Defaults.bestFroggies == [.Andy, .Dandy])
+            let file = try ScenarioSuite.fileContents()
+            #expect(file["bestFroggy"] as? String == "Andy")
+            #expect(file["bestFroggies"] as? [String] == ["Andy", "Dandy"])
+
+            try Self.storeAsPeerDid(["bestFroggy": "Dandy", "bestFroggies": ["Dandy", "Andy"]])
+            #expect(Defaults.bestFroggy == .Dandy)
+            #expect(Defaults.bestFroggies == [.Dandy, .Andy])
+
+            try Self.storeAsPeerDid(["bestFroggies": ["Andy", "Randy"]])
+            #expect(Defaults.bestFroggies == nil)
+        }
+
+        /// S10: a type with a bridge of its own, which stores a frog as its name.
+        ///
+        /// The file holds a plain string for one frog and a plain array of names for an array of frogs, the
+        /// forms SwiftyUserDefaults' README bridges write; arrays need no second bridge in TypedDefaults.
+        @Test("S10 a custom bridge: a plain string, and an array of them with no array bridge")
+        func s10CustomBridge() throws {
+            Defaults.customFrog = FrogCustomSerializable(name: "Froggy")
+            Defaults.customFroggies = [FrogCustomSerializable(name: "Andy"), FrogCustomSerializable(name: "Dandy")]
+            #expect(Defaults.customFrog == FrogCustomSerializable(name: "Froggy"))
+            #expect(Defaults.customFroggies?.map(\.name) == ["Andy", "Dandy"])
+            let file = try ScenarioSuite.fileContents()
+            #expect(file["customFrog"] as? String == "Froggy")
+            #expect(file["customFroggies"] as? [String] == ["Andy", "Dandy"])
+
+            try Self.storeAsPeerDid(["customFrog": "Stored", "customFroggies": ["B", "C"]])
+            #expect(Defaults.customFrog?.name == "Stored")
+            #expect(Defaults.customFroggies?.map(\.name) == ["B", "C"])
+        }
+
+        // MARK: Property wrappers (S11)
+
+        /// S11's settings type: one property per option of the README's example.
+        struct Settings {
+            @Default(\.userColorScheme, adapter: Defaults) var userColorScheme
+            @Default(\.userThemeName, adapter: Defaults, options: .cached) var userThemeName
+            @Default(\.userLastLoginDate, adapter: Defaults, options: [.cached, .observed]) var userLastLoginDate
+        }
+
+        /// S11: property wrappers over keys, without options, `.cached`, and `[.cached, .observed]`.
+        ///
+        /// Each property reads its key's default, and a write through it is stored. One deliberate difference:
+        /// a `.cached` property follows every change of its key, made anywhere (SwiftyUserDefaults kept the first
+        /// value read until the property was written), since a stale setting is a bug no caller asks for. The
+        /// cache still spares reads the suite while the key does not change.
+        @Test("S11 @Default with no options, .cached and [.cached, .observed]")
+        func s11PropertyWrappers() throws {
+            let settings = Settings()
+            #expect(settings.userColorScheme == "default")
+            #expect(settings.userThemeName == nil)
+            #expect(settings.userLastLoginDate == nil)
+
+            settings.userColorScheme = "dark"
+            settings.userThemeName = "Solarized"
+            let login = Date(timeIntervalSinceReferenceDate: 700_000_000.5)
+            settings.userLastLoginDate = login
+            #expect(Defaults.userColorScheme == "dark")
+            #expect(settings.userThemeName == "Solarized")
+            #expect(settings.userLastLoginDate == login)
+            let file = try ScenarioSuite.fileContents()
+            #expect(file["userColorScheme"] as? String == "dark")
+            #expect(file["userThemeName"] as? String == "Solarized")
+
+            // Written elsewhere in the process, through another adapter on the same suite.
+            let elsewhere = DefaultsAdapter(store: Defaults.store, keyStore: DefaultsKeys())
+            elsewhere.userColorScheme = "light"
+            elsewhere.userThemeName = "Monokai"
+            elsewhere.userLastLoginDate = nil
+            #expect(settings.userColorScheme == "light")
+            #expect(Self.eventually { settings.userThemeName == "Monokai" })
+            #expect(Self.eventually { settings.userLastLoginDate == nil })
+        }
+
+        /// S11, `.observed`: a cached property sees the key written by another process.
+        @Test("S11 a cached, observed property follows another process's write", .fileStoreOnly)
+        func s11ObservedAcrossProcesses() throws {
+            let settings = Settings()
+            settings.userLastLoginDate = Date(timeIntervalSinceReferenceDate: 0)
+            #expect(settings.userLastLoginDate == Date(timeIntervalSinceReferenceDate: 0))
+            try Defaults.flush()
+            // The helper writes text; a date key reads an ISO 8601 string as the date.
+            let run = try Self.runHelper(["exit-call", ScenarioSuite.name, "userLastLoginDate", "2024-05-01T10:00:00Z"])
+            #expect(run.status == 0, "\(run.output)")
+            let expected = Date(timeIntervalSince1970: 1_714_557_600)
+            #expect(Self.eventually { settings.userLastLoginDate == expected })
+        }
+
+        // MARK: Observation (S12–S14)
+
+        /// S12: observing a key made on the spot, with the options SwiftyUserDefaults observes with by default.
+        ///
+        /// No event comes when observing starts; each write brings one event with the value before (the default
+        /// when nothing was stored) and after, in order, and removing the value reports the default. Deliberate
+        /// differences: the handler runs on the observation's queue unless `.synchronous` is asked for (S14's
+        /// companion below), and a write of the value already stored reports nothing.
+        @Test("S12 observing a key: one event per change, with old and new values")
+        func s12ObserveKey() throws {
+            let nameKey = Key<String>("name", default: "")
+            let changes = Recorder<DefaultsChange<String>>()
+            let observation = Defaults.observe(nameKey, options: [.old, .new]) { changes.append($0) }
+            defer { observation.invalidate() }
+            Defaults[key: nameKey] = "Andy"
+            Defaults[key: nameKey] = "Andy"
+            Defaults[key: nameKey] = "Dandy"
+            Defaults.reset(nameKey)
+            // In order: the last change's arrival means every earlier one has arrived.
+            #expect(Self.eventually { changes.count == 3 })
+            #expect(changes.all.map(\.oldValue) == ["", "Andy", "Dandy"])
+            #expect(changes.all.map(\.newValue) == ["Andy", "Dandy", ""])
+            #expect(changes.all.allSatisfy { $0.key == "name" && !$0.isInitial })
+        }
+
+        /// S13: the same observation through a key path of the key store, with the default options.
+        @Test("S13 observing through a key path of the key store")
+        func s13ObserveKeyPath() throws {
+            let changes = Recorder<DefaultsChange<String>>()
+            let observation = Defaults.observe(\.nameKey) { changes.append($0) }
+            defer { observation.invalidate() }
+            Defaults.nameKey = "Andy"
+            Defaults[key: Key<String>("name", default: "")] = "Dandy"
+            #expect(Self.eventually { changes.count == 2 })
+            #expect(changes.all.map(\.oldValue) == ["", "Andy"])
+            #expect(changes.all.map(\.newValue) == ["Andy", "Dandy"])
+        }
+
+        /// S14: asking for the initial value as well.
+        ///
+        /// The first event comes at once, carrying the current value, then one per write. Deliberate
+        /// difference: the initial event's old value is the current value too (SwiftyUserDefaults gave the
+        /// key's default, which KVO's initial notification leaves it to guess), and the event says it is the
+        /// initial one.
+        @Test("S14 .initial: the current value first, marked as initial, then each change")
+        func s14InitialEvent() throws {
+            Defaults.nameKey = "Andy"
+            let changes = Recorder<DefaultsChange<String>>()
+            let observation = Defaults.observe(\.nameKey, options: [.initial, .old, .new]) { changes.append($0) }
+            defer { observation.invalidate() }
+            Defaults.nameKey = "Dandy"
+            #expect(Self.eventually { changes.count == 2 })
+            let initial = try #require(changes.all.first)
+            #expect(initial.isInitial)
+            #expect(initial.oldValue == "Andy" && initial.newValue == "Andy")
+            #expect(changes.all.last?.oldValue == "Andy")
+            #expect(changes.all.last?.newValue == "Dandy")
+        }
+
+        /// S12–S14: SwiftyUserDefaults' observers ran on the writing thread before the write returned; the
+        /// `.synchronous` option does the same, and `invalidate()` (its disposable's `dispose()`) ends it.
+        ///
+        /// With `.initial`, the initial event has been delivered when `observe` returns. After
+        /// `invalidate()`, further writes call nothing, and invalidating again is harmless.
+        @Test("S12 synchronous observation: handled before the write returns; invalidate() disposes")
+        func s12SynchronousAndDispose() throws {
+            let changes = Recorder<DefaultsChange<String>>()
+            let observation = Defaults.observe(\.nameKey, options: [.initial, .synchronous]) { changes.append($0) }
+            #expect(changes.all.map(\.newValue) == [""])
+            Defaults.nameKey = "Andy"
+            #expect(changes.all.map(\.newValue) == ["", "Andy"])
+            Defaults.nameKey = "Dandy"
+            #expect(changes.all.map(\.newValue) == ["", "Andy", "Dandy"])
+            observation.invalidate()
+            observation.invalidate()
+            Defaults.nameKey = "Randy"
+            #expect(changes.count == 3)
+            #expect(!observation.isActive)
+        }
+
+        // MARK: Launch arguments (S15)
+
+        /// S15: typed keys read the README's launch arguments as Bool, Int, Double and String.
+        ///
+        /// Parsed here from an explicit argument list (the scenarios' suite ignores this process's own), over
+        /// the same suite; the override is not stored.
+        @Test("S15 launch arguments read through typed keys, never stored")
+        func s15LaunchArguments() throws {
+            let withArguments = DefaultsAdapter(
+                store: Defaults.store,
+                keyStore: DefaultsKeys(),
+                launchArguments: .parsing([
+                    "-skipLogin", "true", "-loginTries", "3", "-lastGameTime", "61.3", "-nickname", "sunshinejr",
+                ])
+            )
+            #expect(withArguments.skipLogin)
+            #expect(withArguments.loginTries == 3)
+            #expect(withArguments.lastGameTime == 61.3)
+            #expect(withArguments.nickname == "sunshinejr")
+            #expect(!Defaults.skipLogin)
+            #expect(!Defaults.hasKey(\.loginTries))
+        }
+
+        /// S15 in a real process: arguments on the command line override the program's settings.
+        @Test("S15 a child process reads its command-line arguments through typed keys")
+        func s15LaunchArgumentsInChildProcess() throws {
+            let run = try Self.runHelper([
+                "print-settings", "-flag", "true", "-count", "3", "-ratio", "61.3", "-name", "sunshinejr",
+            ])
+            #expect(run.status == 0, "\(run.output)")
+            let lines = Set(run.output.split(separator: "\n").map(String.init))
+            #expect(lines.isSuperset(of: ["flag=true", "count=3", "ratio=61.3", "name=sunshinejr"]), "\(run.output)")
+        }
+
+        // MARK: The suite (S16–S18)
+
+        /// S16: `removeAll()` removes every stored value of the suite, keys the key store declares and keys it
+        /// does not; reads return the defaults again and the file holds nothing.
+        @Test("S16 removeAll empties the suite")
+        func s16RemoveAll() throws {
+            Defaults.launchCount = 3
+            Defaults.username = "frog"
+            Defaults[key: Key<String?>("notInTheKeyStore")] = "kept by other code"
+            Defaults.removeAll()
+            #expect(Defaults.launchCount == 0)
+            #expect(Defaults.username == nil)
+            #expect(!Defaults.hasKey(Key<String?>("notInTheKeyStore")))
+            #expect(try ScenarioSuite.fileContents().isEmpty)
+        }
+
+        /// S17: an app-wide adapter over a shared suite under the global name.
+        ///
+        /// Every `Defaults` call in the module goes to that suite: its file is where the suite lives, and
+        /// another adapter on the suite (an app extension's, say) reads the same values.
+        @Test("S17 the module's global Defaults is the shared suite; another adapter on it reads the same")
+        func s17SharedSuite() throws {
+            Defaults.launchCount += 1
+            Defaults.username = "frog"
+            #expect(try ScenarioSuite.fileContents()["username"] as? String == "frog")
+            #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+            let other = try DefaultsAdapter(suiteName: ScenarioSuite.name, keyStore: DefaultsKeys())
+            #else
+            let other = try DefaultsAdapter(
+                suiteName: ScenarioSuite.name,
+                directory: ScenarioSuite.directory,
+                keyStore: DefaultsKeys()
+            )
+            #endif
+            #expect(other.launchCount == 1)
+            #expect(other.username == "frog")
+            #expect(other.store.name == Defaults.store.name)
+        }
+
+        /// S18: `hasKey` says whether the suite stores a value for the key.
+        ///
+        /// Deliberate difference: only stored values count. A launch argument (which SwiftyUserDefaults counted,
+        /// as Foundation's argument domain shows through) overrides the read but is not stored, and there are no
+        /// registered defaults to count.
+        @Test("S18 hasKey: stored values only, not launch arguments")
+        func s18HasKey() throws {
+            #expect(!Defaults.hasKey(\.skipLogin))
+            Defaults.skipLogin = true
+            #expect(Defaults.hasKey(\.skipLogin))
+            Defaults.reset(\.skipLogin)
+            #expect(!Defaults.hasKey(\.skipLogin))
+
+            let withArguments = DefaultsAdapter(
+                store: Defaults.store,
+                keyStore: DefaultsKeys(),
+                launchArguments: .parsing(["-skipLogin", "YES"])
+            )
+            #expect(withArguments.skipLogin)
+            #expect(!withArguments.hasKey(\.skipLogin))
+        }
+
+        // MARK: Support
+
+        /// Writes `values` into the scenarios' suite as SwiftyUserDefaults would have left them (through
+        /// Foundation), then waits until the suite reads them.
+        private static func storeAsPeerDid(_ values: [String: Any]) throws {
+            try Defaults.flush()
+            #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+            // The suite's store is Foundation's instance for this file, which this one shares.
+            let foundation = try #require(
+                UserDefaults(suiteName: ScenarioSuite.directory.path + "/" + ScenarioSuite.name)
+            )
+            for (key, value) in values { foundation.set(value, forKey: key) }
+            #else
+            // What Foundation on Linux writes (an XML property list), merged into what the file holds.
+            var contents = (try? ScenarioSuite.fileContents()) ?? [:]
+            contents.merge(values) { _, new in new }
+            let data = try PropertyListSerialization.data(fromPropertyList: contents, format: .xml, options: 0)
+            try data.write(to: ScenarioSuite.file, options: .atomic)
+            #endif
+            let expected = values.mapValues(PropertyListValue.init(foundationObject:))
+            #expect(
+                eventually { expected.allSatisfy { Defaults[key: Key<PropertyListValue?>($0.key)] == $0.value } },
+                "the suite did not read what was stored"
+            )
+        }
+
+        /// Waits, up to ten seconds, until `condition` holds; returns whether it did.
+        private static func eventually(_ condition: () -> Bool) -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !condition() {
+                guard ContinuousClock.now < deadline else { return false }
+                usleep(5000)
+            }
+            return true
+        }
+
+        /// Runs the package's test helper as another process whose config directory is the scenarios' suite's.
+        private static func runHelper(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let output = FileManager.default.temporaryDirectory
+                .appendingPathComponent("PeerScenarios-helper-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: output) }
+            let process = Process()
+            process.executableURL = helperExecutable
+            process.arguments = arguments
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_CONFIG_HOME"] = ScenarioSuite.directory.path
+            environment["HOME"] = ScenarioSuite.directory.path
+            process.environment = environment
+            let handle = try FileHandle(forWritingTo: output)
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            process.waitUntilExit()
+            try handle.close()
+            return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+        }
+
+        /// The helper executable, built beside the test binary.
+        private static var helperExecutable: URL {
+            #if os(Linux) || os(Android)
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("TypedDefaultsTestHelper")
+            #else
+            (Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") } ?? Bundle.main).bundleURL
+                .deletingLastPathComponent().appendingPathComponent("TypedDefaultsTestHelper")
+            #endif
+        }
+    }
+}
+
+/// Collects what handlers receive, from whichever thread they run on.
+private final class Recorder<Item: Sendable>: Sendable {
+    private let items = Locked<[Item]>([])
+    func append(_ item: Item) { items.withLock { $0.append(item) } }
+    var all: [Item] { items.withLock { $0 } }
+    var count: Int { items.withLock { $0.count } }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A scenario that needs the Linux file store (which tells this process of other processes' writes):
+    /// skipped in a build that stores through Foundation's `UserDefaults`, which on Linux does not.
+    fileprivate static var fileStoreOnly: Self {
+        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+        .disabled("Foundation's UserDefaults on Linux does not tell of other processes' writes")
+        #else
+        .enabled(if: true)
+        #endif
     }
 }

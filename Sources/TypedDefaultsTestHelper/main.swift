@@ -30,6 +30,7 @@
 //     TypedDefaultsTestHelper deep-json <suite> <levels>              read stored JSON nested that deep
 //     TypedDefaultsTestHelper hostile-archive <suite> <case>          write an archive Linux cannot name
 //     TypedDefaultsTestHelper read-archive <suite> <stored> <as>      store an archive, read it as a class
+//     TypedDefaultsTestHelper print-migration-types <suite>   print the issue-13 value types' keys
 //     TypedDefaultsTestHelper edit-script <suite> <file>   the edits a JSON file lists ([["set", key, value],
 //                                                          ["remove", key], ["flush"]]), then a flush
 
@@ -452,6 +453,21 @@ case "read-archive":
     let archive = try NSKeyedArchiver.archivedData(withRootObject: stored, requiringSecureCoding: true)
     defaults[key: Key<Data?>("thing")] = archive
     say("read=\(HostileArchives.read(rest[2], from: defaults))")
+case "print-migration-types":
+    guard let suite = arguments.dropFirst().first else { fail("print-migration-types needs a suite") }
+    let defaults = try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)
+    let hours = defaults[key: Key<Range<Int>?>("hours")]
+    let limits = defaults[key: Key<ClosedRange<Double>?>("limits")]
+    print("hours=\(hours.map { "\($0.lowerBound)..<\($0.upperBound)" } ?? "nil")")
+    print("limits=\(limits.map { "\($0.lowerBound)...\($0.upperBound)" } ?? "nil")")
+    print("bag=\(defaults[key: Key<Bag<String>?>("bag")].map { $0.joined(separator: ",") } ?? "nil")")
+    print("tags=\(defaults[key: Key<TagSet?>("tags")].map { $0.toArray().joined(separator: ",") } ?? "nil")")
+    print(
+        "note=\(defaults[key: Key<Note?>("note")].map { [$0.text, $0.next?.text ?? "-"].joined(separator: ",") } ?? "nil")"
+    )
+    print(
+        "any=\(defaults[key: Key<PropertyListValue?>("any")]?.get([String: Int].self).map { "\($0.sorted { $0.key < $1.key })" } ?? "nil")"
+    )
 case "edit-script":
     // Coalesced, as a program writes: a key set twice before a flush reaches the file once.
     let rest = Array(arguments.dropFirst())

@@ -391,9 +391,11 @@ extension DefaultsAdapter {
     /// that fails is retried later.
     func write(_ batch: DefaultsBatch, key: String?) throws(DefaultsError) {
         ReadModifyWrite.noteWrite(to: store, key: key)
+        // The closure captures no generic value (not `self`), so it costs no type-metadata lookup.
+        let (store, decoded) = (self.store, connection.decoded)
         try SynchronousDelivery.around { () throws(DefaultsError) in
             _ = try store.apply(batch)
-            connection.decoded.forget(key)
+            decoded.forget(key)
         }
         guard let delay = writePolicy.delay else {
             do {

@@ -3,7 +3,8 @@ import Foundation
 /// The command-line arguments that override settings for one run, such as `./tool -launchCount 3 -theme dark`.
 ///
 /// An argument `-name value` overrides the key named `name` in every suite an adapter reads with these
-/// arguments, typed by the key's bridge: `Bool` accepts `YES`/`NO`, `true`/`false` and `1`/`0`; numbers,
+/// arguments, typed by the key's bridge: `Bool` accepts `YES`/`NO`, `Y`/`N`, `true`/`false`, `T`/`F` and `1`/`0`
+/// in any case (the spellings Foundation's `bool(forKey:)` and SwiftyUserDefaults read as that Boolean); numbers,
 /// strings, URLs, dates and raw-value enums parse from text; other types accept property-list text such as
 /// `(a,b)` or `{a=1;}`, or JSON. The rules are those of the `defaults` tool and of strings in a suite's file.
 /// Negative numbers work (`-offset -3`), unlike Foundation's own argument domain. Overrides are never written

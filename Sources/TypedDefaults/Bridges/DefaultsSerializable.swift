@@ -2,14 +2,27 @@ import Foundation
 
 /// A type that can be stored in defaults: it names the ``DefaultsBridge`` that stores it.
 ///
-/// The built-in types (strings, numbers, `Bool`, `Data`, `Date`, `URL`, `UUID`, `Decimal`, optionals,
+/// The built-in types (strings, numbers, `Bool`, `Data`, `Date`, `URL`, `UUID`, `Decimal`, ranges, optionals,
 /// arrays, sets and dictionaries of supported types) already conform. Your own types need one line:
 ///
 /// - a `RawRepresentable` type whose raw value is supported is stored as its raw value;
 /// - a `Codable` type is stored as a JSON string;
-/// - a type that is both (a `String` enum that is also `Codable`) is stored as its raw value: the raw
-///   value wins, because it is what a person expects to see in the file;
-/// - an `NSObject` that adopts `NSSecureCoding` is stored as a keyed archive.
+/// - an `NSObject` that adopts `NSSecureCoding` is stored as a keyed archive, and so is one that adopts only
+///   `NSCoding` (see ``KeyedArchiveBridge`` for what that gives up);
+/// - a collection or set algebra that adopts ``DefaultsCollectionSerializable`` or
+///   ``DefaultsSetAlgebraSerializable`` is stored as an array of its elements.
+///
+/// A type that is two of these gets one bridge by a fixed rule, so `extension T: DefaultsSerializable {}`
+/// always compiles:
+///
+/// | the type is | stored as | why |
+/// |---|---|---|
+/// | `RawRepresentable` and `Codable` (a `String` enum, say) | its raw value, `"dark"` | what a person expects to see in the file; the JSON that sindresorhus/Defaults writes for such a type reads too |
+/// | `Codable` and `NSObject & NSSecureCoding` (or `NSCoding`) | JSON | readable, and what sindresorhus/Defaults writes for such a type |
+/// | `Codable` and ``DefaultsCollectionSerializable`` or ``DefaultsSetAlgebraSerializable`` | an array of its elements | the protocol was adopted for that |
+///
+/// A type chooses the other form with one line in its conformance, naming the bridge it wants (a class names
+/// itself, as in `SecureCodingBridge<Bookmark>`: Swift allows no `Self` there in a class).
 ///
 /// ## Usage
 /// ```swift
@@ -18,6 +31,16 @@ import Foundation
 ///
 /// extension Theme: DefaultsSerializable {}    // stored as "dark"
 /// extension Profile: DefaultsSerializable {}  // stored as {"name":"Ann","tags":["a"]}
+///
+/// enum Level: Int, Codable { case low, high }
+/// extension Level: DefaultsSerializable {
+///     static var bridge: CodableBridge<Self> { .init() }   // JSON rather than the raw value
+/// }
+///
+/// final class Bookmark: NSObject, NSSecureCoding, Codable { ... }
+/// extension Bookmark: DefaultsSerializable {
+///     static var bridge: SecureCodingBridge<Bookmark> { .init() }   // a keyed archive rather than JSON
+/// }
 /// ```
 public protocol DefaultsSerializable {
     /// The bridge that stores this type.
@@ -49,4 +72,23 @@ extension DefaultsSerializable where Self: NSObject & NSSecureCoding {
     /// Stores the object as a keyed archive.
     @inlinable
     public static var bridge: SecureCodingBridge<Self> { SecureCodingBridge() }
+}
+
+extension DefaultsSerializable where Self: NSObject & NSCoding {
+    /// Stores the object as a keyed archive; ``SecureCodingBridge`` is chosen instead when the class adopts
+    /// `NSSecureCoding`.
+    @inlinable
+    public static var bridge: KeyedArchiveBridge<Self> { KeyedArchiveBridge() }
+}
+
+extension DefaultsSerializable where Self: NSObject & NSCoding & Codable {
+    /// Stores the object as a JSON string: for a class that is both, `Codable` wins.
+    @inlinable
+    public static var bridge: CodableBridge<Self> { CodableBridge() }
+}
+
+extension DefaultsSerializable where Self: NSObject & NSSecureCoding & Codable {
+    /// Stores the object as a JSON string: for a class that is both, `Codable` wins.
+    @inlinable
+    public static var bridge: CodableBridge<Self> { CodableBridge() }
 }

@@ -8,9 +8,14 @@ import Foundation
 //   the process unless `String(reflecting:)` of the class is exactly `Module.Name`: a private or fileprivate
 //   class ("Module.(unknown context at $…).Name"), a nested, local or generic class, or a subclass of one.
 // - It stops the process on an object that does not adopt NSSecureCoding (a Swift struct, an NSCoding-only
-//   class) in an archive that requires secure coding.
+//   class) in an archive that requires secure coding, and on one that does not adopt NSCoding in any archive.
 // - It stops the process hashing an NSDecimalNumber (before any delegate sees it).
 // - NSKeyedUnarchiver stops the process when an archive's object is of a class the caller did not allow.
+// - NSKeyedUnarchiver stops the process on any decoding error (an unknown class, say) unless its
+//   `decodingFailurePolicy` is set to `.setErrorAndReturn`: it starts as `.raiseException` even after
+//   `init(forReadingFrom:)`, which on Apple platforms sets `.setErrorAndReturn`.
+// - NSKeyedUnarchiver recurses without end on an archive whose objects refer to each other in a cycle, since it
+//   remembers an object only once its `init(coder:)` has returned: the process dies of a stack overflow.
 //
 // So on Linux the bridge checks what it can before Foundation gets there. Apple platforms are left as they are.
 
@@ -29,12 +34,18 @@ enum KeyedArchiveGuard {
     }
 
     /// Why the archiver would stop the process on `object`, or `nil` if it will not.
-    static func archivingProblem(_ object: Any) -> String? {
+    ///
+    /// `secure` says whether the archive requires secure coding; without it, an object need only adopt NSCoding.
+    static func archivingProblem(_ object: Any, secure: Bool = true) -> String? {
         // What the archiver itself sees: Swift values bridged to their Foundation classes.
         let bridged = object as AnyObject
         let objectClass: AnyClass = type(of: bridged)
-        guard let secure = objectClass as? NSSecureCoding.Type, secure.supportsSecureCoding else {
-            return "\(shortName(type(of: object))) does not adopt NSSecureCoding, which a secure archive requires"
+        if secure {
+            guard let type = objectClass as? NSSecureCoding.Type, type.supportsSecureCoding else {
+                return "\(shortName(type(of: object))) does not adopt NSSecureCoding, which a secure archive requires"
+            }
+        } else if !(objectClass is NSCoding.Type) {
+            return "\(shortName(type(of: object))) does not adopt NSCoding, which a keyed archive requires"
         }
         if isSubclass(objectClass, of: NSDecimalNumber.self) {
             return "NSDecimalNumber cannot be archived on Linux (Foundation stops the process hashing it)"
@@ -63,10 +74,10 @@ enum KeyedArchiveGuard {
     /// The delegate sees every object before the archiver names its class (the root, the objects the root
     /// encodes, the elements of arrays and dictionaries) and swaps a refused one for a placeholder, so that
     /// archiving runs to its end; the archive is then thrown away and the first refusal reported.
-    static func archive(_ root: NSObject) throws -> Data {
-        if let problem = archivingProblem(root) { throw DefaultsBridgeError(problem) }
-        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
-        let delegate = RefusingDelegate()
+    static func archive(_ root: NSObject, requiringSecureCoding secure: Bool = true) throws -> Data {
+        if let problem = archivingProblem(root, secure: secure) { throw DefaultsBridgeError(problem) }
+        let archiver = NSKeyedArchiver(requiringSecureCoding: secure)
+        let delegate = RefusingDelegate(secure: secure)
         archiver.delegate = delegate
         archiver.encode(root, forKey: NSKeyedArchiveRootObjectKey)
         archiver.finishEncoding()
@@ -137,10 +148,15 @@ enum KeyedArchiveGuard {
 
 /// Swaps objects the archiver would stop the process on for a placeholder, and remembers the first.
 private final class RefusingDelegate: NSObject, NSKeyedArchiverDelegate {
+    private let secure: Bool
     private(set) var refusal: String?
 
+    init(secure: Bool) {
+        self.secure = secure
+    }
+
     func archiver(_ archiver: NSKeyedArchiver, willEncode object: Any) -> Any? {
-        guard let problem = KeyedArchiveGuard.archivingProblem(object) else { return object }
+        guard let problem = KeyedArchiveGuard.archivingProblem(object, secure: secure) else { return object }
         if refusal == nil { refusal = problem }
         // Not nil: the archiver stops the process on a delegate's nil.
         return NSString(string: "refused")

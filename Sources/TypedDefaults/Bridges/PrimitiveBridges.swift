@@ -30,8 +30,8 @@ public struct StringBridge: DefaultsBridge {
 
 /// Stores a `Bool` as `<true/>` or `<false/>`.
 ///
-/// Reading also accepts the integers 0 and 1 and the strings `YES`/`NO`, `true`/`false` and `1`/`0`
-/// (in any case), as macOS's `defaults` tool and launch arguments spell them.
+/// Reading also accepts the integers 0 and 1 and the strings `YES`/`NO`, `Y`/`N`, `true`/`false`, `T`/`F` and
+/// `1`/`0` (in any case), as macOS's `defaults` tool and launch arguments spell them.
 ///
 /// ## Usage
 /// ```swift

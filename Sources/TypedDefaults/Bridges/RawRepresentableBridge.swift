@@ -1,7 +1,12 @@
+import Foundation
+
 /// Stores a `RawRepresentable` value (an enum with a raw type, say) as its raw value.
 ///
 /// Reading also accepts the raw value as a JSON-quoted string (`"\"dark\""`), which is how
-/// sindresorhus/Defaults stores a `Codable` enum, so settings survive a switch of library.
+/// sindresorhus/Defaults stores a `Codable` enum, so settings survive a switch of library. For a type that is
+/// also `Codable`, a stored string or data that is not a raw value is then decoded as JSON, which reads what
+/// sindresorhus/Defaults writes for a type whose `Codable` form is not its raw value. Either fallback runs
+/// only when the stored value is not a raw value, so it never changes what a raw value reads as.
 ///
 /// ## Usage
 /// ```swift
@@ -32,8 +37,8 @@ where Value.RawValue: DefaultsSerializable {
         return try deserializeQuotedOrReport(stored, rawValue: rawValue)
     }
 
-    /// The slow path: a JSON-quoted raw value (as sindresorhus/Defaults writes enums), or an error naming the
-    /// raw value that matches no value.
+    /// The slow path: a JSON-quoted raw value (as sindresorhus/Defaults writes enums), the JSON of a `Codable`
+    /// type, or an error naming the raw value that matches no value.
     @usableFromInline
     func deserializeQuotedOrReport(_ stored: PropertyListValue, rawValue: Value.RawValue?) throws -> Value? {
         if case .string(let text) = stored, let unquoted = PropertyListValue.unquotedJSONString(text),
@@ -41,7 +46,23 @@ where Value.RawValue: DefaultsSerializable {
         {
             return value
         }
+        if let decodable = Value.self as? any Decodable.Type, let value = Self.decodeJSON(stored, as: decodable) {
+            return value
+        }
         guard let rawValue else { return nil }
         throw DefaultsBridgeError("\(String(reflecting: rawValue)) is not a raw value of \(Value.self)")
+    }
+
+    /// The value a stored JSON string or JSON data decodes to, or `nil`.
+    private static func decodeJSON<Decoded: Decodable>(_ stored: PropertyListValue, as _: Decoded.Type) -> Value? {
+        let json: Data
+        switch stored {
+        case .string(let text): json = Data(text.utf8)
+        case .data(let data): json = data
+        default: return nil
+        }
+        // The limit CodableBridge keeps: JSONDecoder recurses once per level.
+        if json.withUnsafeBytes({ NestingCheck.jsonNestsDeeper($0, than: codableNestingLimit) }) { return nil }
+        return (try? JSONDecoder().decode(Decoded.self, from: json)) as? Value
     }
 }

@@ -56,7 +56,9 @@ enum URLArchive {
 }
 
 /// The objects of a keyed archive (`$objects`, with `$top` naming the root), looked up by UID.
-private struct ArchivedObjects {
+///
+/// Also what ``KeyedArchiveBridge`` reads an archive's classes and references with, before any unarchiver runs.
+struct ArchivedObjects {
     let plist: BinaryPropertyListReader
     /// The property-list object of each UID.
     let objects: [Int]
@@ -99,7 +101,7 @@ private struct ArchivedObjects {
     }
 
     /// The property-list object that `uid` refers to.
-    private func object(_ uid: Int) throws -> Int {
+    func object(_ uid: Int) throws -> Int {
         guard objects.indices.contains(uid) else {
             throw DefaultsBridgeError("the keyed archive refers to object \(uid) of \(objects.count)")
         }
@@ -112,14 +114,14 @@ private struct ArchivedObjects {
     }
 
     /// An archived object's fields: each key's property-list object.
-    private func fields(of uid: Int) throws -> [String: Int] {
+    func fields(of uid: Int) throws -> [String: Int] {
         guard case .dictionary = try plist.object(at: try object(uid)) else {
             throw DefaultsBridgeError("the keyed archive's object \(uid) is not an archived object")
         }
         return try plist.dictionary(at: try object(uid))
     }
 
-    private func className(of fields: [String: Int]) throws -> String {
+    func className(of fields: [String: Int]) throws -> String {
         guard let reference = fields["$class"],
             let name = try self.fields(of: try plist.uid(at: reference))["$classname"]
         else {

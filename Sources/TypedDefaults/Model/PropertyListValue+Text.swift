@@ -6,15 +6,18 @@ import Foundation
 // get them through the bridges.
 
 extension PropertyListValue {
-    /// The Boolean `text` spells: `YES`/`NO`, `true`/`false` or `1`/`0`, in any case.
+    /// The Boolean `text` spells: `YES`/`NO`, `Y`/`N`, `true`/`false`, `T`/`F` or `1`/`0`, in any case.
     ///
-    /// Nothing else, not even surrounding spaces: Foundation's `bool(forKey:)` would call `"Y"` or `"42abc"`
-    /// true.
+    /// These are the spellings Foundation's `bool(forKey:)` reads as the Boolean they name (measured on Linux
+    /// with a launch argument `-key value`), and the ones SwiftyUserDefaults reads. Nothing else, not even
+    /// surrounding spaces: Foundation also calls any text starting with `Y`, `y`, `T` or `t` true (`"tomato"`),
+    /// any other text starting with a nonzero integer true (`"2"`, `"42abc"`) and the rest false (`"maybe"`),
+    /// which would turn a typo into a setting.
     @usableFromInline
     package static func bool(fromText text: String) -> Bool? {
         switch text.lowercased() {
-        case "yes", "true", "1": true
-        case "no", "false", "0": false
+        case "yes", "y", "true", "t", "1": true
+        case "no", "n", "false", "f", "0": false
         default: nil
         }
     }

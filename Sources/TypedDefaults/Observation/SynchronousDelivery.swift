@@ -1,89 +1,50 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Android)
-import Android
-#endif
-
 /// Runs the handlers of ``ObservationOptions/synchronous`` observations on the writing thread, once the
 /// write is done.
 ///
 /// Stores announce changes while they hold the lock that ordered them, where no user code may run. So the
-/// listener of a synchronous observation only collects its handler, and the adapter runs what was collected
-/// as soon as the store has returned. The writing thread is marked in a thread-local slot for the length of
-/// the write (two `pthread_setspecific` calls, no allocation, no task-local binding: writes pay next to
-/// nothing when nobody observes synchronously). A change announced on a thread that is not writing through
-/// an adapter (another process's change, seen by the file watch) goes to the observation's queue.
+/// listener of a synchronous observation only collects its handler, in the writing thread's state, and the
+/// adapter runs what was collected as soon as the store has returned. The thread's writes are counted in its
+/// ``ThreadState``, which every write looks up anyway. A change announced
+/// on a thread that is not writing through an adapter (another process's change, seen by the file watch)
+/// goes to the observation's queue.
 enum SynchronousDelivery {
     /// How deep handlers that write may nest (a handler's write calling a handler that writes, and so on)
     /// before further handlers go to their queues; a handler that keeps changing its own key then loops on
     /// its queue rather than overflowing the stack.
     static let maximumNesting = 16
 
-    /// The handlers collected during one write, in the order their changes were announced.
-    ///
-    /// Only reached from the thread whose slot holds it.
-    private final class Collected {
-        var handlers: [@Sendable () -> Void] = []
-    }
-
-    /// The writing thread's slot: `nil` outside a write, ``marked`` inside one until a handler is collected,
-    /// then a retained `Collected`.
-    private static let slot = makeKey()
-    /// How many collected batches are running on this thread, one inside another.
-    private static let nesting = makeKey()
-    /// The slot's value while a write has collected nothing: no object lives at address 1.
-    private static let marked = 1
-
-    private static func makeKey() -> pthread_key_t {
-        var key = pthread_key_t()
-        // Fails only when the process has used every key (at least 128); deliveries then go to the queues.
-        _ = pthread_key_create(&key, nil)
-        return key
-    }
-
-    /// Performs `write` with this thread marked as writing, then runs the handlers its changes collected.
+    /// Performs `write` with the thread counted as writing, then runs the handlers its changes collected.
     @inline(__always)
     static func around<Result>(_ write: () throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
-        let outer = pthread_getspecific(slot)
-        pthread_setspecific(slot, UnsafeRawPointer(bitPattern: marked))
+        guard let state = ThreadState.current(create: true) else { return try write() }
+        state.pointee.writes += 1
         let result: Swift.Result<Result, DefaultsError>
         do throws(DefaultsError) {
             result = .success(try write())
         } catch {
             result = .failure(error)
         }
-        let collected = pthread_getspecific(slot)
-        pthread_setspecific(slot, outer)
-        if let collected, Int(bitPattern: collected) != marked {
-            run(Unmanaged<Collected>.fromOpaque(collected).takeRetainedValue())
-        }
+        state.pointee.writes -= 1
+        if !state.pointee.handlers.isEmpty { run(state) }
         return try result.get()
     }
 
     /// Collects `handler` to run once the current write is done, or queues it on `observation`'s queue when
     /// this thread is not writing through an adapter (or its handlers nest too deep).
     static func deliver(_ handler: @escaping @Sendable () -> Void, for observation: DefaultsObservation) {
-        guard let current = pthread_getspecific(slot),
-            Int(bitPattern: pthread_getspecific(nesting)) < maximumNesting
+        guard let state = ThreadState.current(create: false), state.pointee.writes > 0,
+            state.pointee.nesting < maximumNesting
         else { return observation.deliver(handler) }
-        let collected: Collected
-        if Int(bitPattern: current) == marked {
-            collected = Collected()
-            pthread_setspecific(slot, Unmanaged.passRetained(collected).toOpaque())
-        } else {
-            collected = Unmanaged<Collected>.fromOpaque(current).takeUnretainedValue()
-        }
-        collected.handlers.append { observation.runIfActive(handler) }
+        state.pointee.handlers.append { observation.runIfActive(handler) }
     }
 
-    private static func run(_ collected: Collected) {
-        let depth = Int(bitPattern: pthread_getspecific(nesting))
-        pthread_setspecific(nesting, UnsafeRawPointer(bitPattern: depth + 1))
-        defer { pthread_setspecific(nesting, UnsafeRawPointer(bitPattern: depth)) }
-        for handler in collected.handlers { handler() }
+    /// Runs the collected handlers; those their writes collect run within, when each of those writes returns.
+    @inline(never)
+    private static func run(_ state: UnsafeMutablePointer<ThreadState>) {
+        let handlers = state.pointee.handlers
+        state.pointee.handlers = []
+        state.pointee.nesting += 1
+        defer { state.pointee.nesting -= 1 }
+        for handler in handlers { handler() }
     }
 }

@@ -16,13 +16,11 @@ enum ReadModifyWrite {
     /// gives up; past the first few, attempts back off, so contention this long takes seconds.
     static let maximumAttempts = 10_000
 
-    /// The read-modify-write running on this task, so that a write its own transform makes to the very
-    /// value it modifies is caught at once rather than taken for contention.
-    @TaskLocal static var running: Scope?
-
-    /// One read-modify-write, for ``noteWrite(to:key:)``.
-    final class Scope: @unchecked Sendable {
-        // `wroteItsOwnValue` is set only on the task that runs the transform, and read there after it.
+    /// One read-modify-write, for ``noteWrite(to:key:)``: a write its own transform makes to the very value
+    /// it modifies is caught at once rather than taken for contention.
+    ///
+    /// Held in the ``ThreadState`` of the thread that runs the transform, and only reached there.
+    final class Scope {
         let store: ObjectIdentifier
         let key: String?
         var wroteItsOwnValue = false
@@ -34,8 +32,11 @@ enum ReadModifyWrite {
     }
 
     /// Notes a write of `key` (of every key, with `nil`) to `store` by code running inside a transform.
+    @inline(__always)
     static func noteWrite(to store: some DefaultsStore, key: String?) {
-        guard let running, running.store == ObjectIdentifier(store) else { return }
+        guard let running = ThreadState.current(create: false)?.pointee.modifying,
+            running.store == ObjectIdentifier(store)
+        else { return }
         if running.key == nil || key == nil || running.key == key { running.wroteItsOwnValue = true }
     }
 
@@ -58,15 +59,13 @@ enum ReadModifyWrite {
         var stalls = 0
         for attempt in 0..<maximumAttempts {
             let scope = Scope(store: ObjectIdentifier(store), key: key)
-            let new: Value
-            do {
-                new = try $running.withValue(scope) { try transform(expected) }
-            } catch let error as DefaultsError {
-                throw error
-            } catch {
-                // Only `transform` throws, and only `DefaultsError`; `withValue` forgets the type.
-                throw .writeFailed(suite: store.name, key: key, reason: "\(error)")
-            }
+            // The transform runs on this thread: a thread without a state (no keys left) catches nothing.
+            let state = ThreadState.current(create: true)
+            let outer = state?.pointee.modifying
+            state?.pointee.modifying = scope
+            let transformed = Result { () throws(DefaultsError) in try transform(expected) }
+            state?.pointee.modifying = outer
+            let new = try transformed.get()
             if scope.wroteItsOwnValue {
                 throw .writeFailed(
                     suite: store.name,

@@ -6,11 +6,15 @@ import Testing
 /// The text rules that launch arguments, the `defaults` tool and the bridges share, each pinned once here.
 @Suite("Text rules")
 struct PropertyListTextTests {
-    @Test("Booleans: YES/NO, true/false and 1/0 in any case, and nothing else")
+    @Test("Booleans: YES/NO, Y/N, true/false, T/F and 1/0 in any case, and nothing else")
     func booleans() {
-        for text in ["YES", "yes", "True", "TRUE", "1"] { #expect(PropertyListValue.bool(fromText: text) == true) }
-        for text in ["NO", "no", "False", "false", "0"] { #expect(PropertyListValue.bool(fromText: text) == false) }
-        for text in ["Y", "2", " 1", "1 ", "42abc", "", "on"] {
+        for text in ["YES", "yes", "Y", "y", "True", "TRUE", "T", "t", "1"] {
+            #expect(PropertyListValue.bool(fromText: text) == true, "\(text)")
+        }
+        for text in ["NO", "no", "N", "n", "False", "false", "F", "f", "0"] {
+            #expect(PropertyListValue.bool(fromText: text) == false, "\(text)")
+        }
+        for text in ["2", " 1", "1 ", "42abc", "", "on", "tomato", "yep", "nope", "-1"] {
             #expect(PropertyListValue.bool(fromText: text) == nil, "\(String(reflecting: text))")
         }
     }

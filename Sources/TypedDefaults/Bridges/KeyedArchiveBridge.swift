@@ -1,0 +1,139 @@
+import Foundation
+
+/// Stores an `NSCoding` object (one that does not adopt `NSSecureCoding`) as a keyed archive (`<data>`).
+///
+/// This is the form SwiftyUserDefaults writes for `NSCoding` types, so those settings read as they are. A class
+/// that adopts `NSSecureCoding` gets ``SecureCodingBridge`` instead, which is safer: prefer it.
+///
+/// Reading is guarded as far as `NSCoding` allows. The archive's root object must be of exactly `Value`'s class
+/// (checked in the bytes, before any object is made), and a damaged archive, an unknown class inside it or a
+/// failed `init(coder:)` reads as a mismatch (the key's default and a diagnostic), never as a crash. What
+/// `NSCoding` cannot guard is the objects *inside* the root: without secure coding, the unarchiver makes
+/// whatever class the archive names there. Store only what your own app wrote; for anything that may come
+/// from elsewhere, adopt `NSSecureCoding`.
+///
+/// On Linux, Foundation's unarchiver recurses without end on objects that refer to each other in a cycle, and
+/// its archiver names only top-level classes: a cyclic object or a class that is private, nested, local or
+/// generic is refused when written, and such an archive reads as a mismatch.
+///
+/// ## Usage
+/// ```swift
+/// final class Note: NSObject, NSCoding {
+///     var text: String
+///     init(text: String) { self.text = text }
+///     required init?(coder: NSCoder) {
+///         guard let text = coder.decodeObject(forKey: "text") as? String else { return nil }
+///         self.text = text
+///     }
+///     func encode(with coder: NSCoder) { coder.encode(text, forKey: "text") }
+/// }
+/// extension Note: DefaultsSerializable {}   // uses this bridge
+/// ```
+public struct KeyedArchiveBridge<Value: NSObject & NSCoding>: DefaultsBridge {
+    /// Creates the bridge.
+    public init() {}
+
+    /// How many objects deep an archive may nest, root included: 256.
+    ///
+    /// The unarchiver recurses once per level.
+    static var maximumDepth: Int { 256 }
+
+    /// Returns the object's keyed archive, made without secure coding.
+    public func serialize(_ value: Value) throws -> PropertyListValue? {
+        #if canImport(Darwin)
+        .data(try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false))
+        #else
+        let archive = try KeyedArchiveGuard.archive(value, requiringSecureCoding: false)
+        // What could not be read back is not written.
+        try ArchivedObjects(BinaryPropertyListReader(archive)).checkReferences(maximumDepth: Self.maximumDepth)
+        return .data(archive)
+        #endif
+    }
+
+    /// Returns the object unarchived from stored data; throws, saying why, if the archive does not hold a `Value`.
+    public func deserialize(_ stored: PropertyListValue) throws -> Value? {
+        guard case .data(let archive) = stored else { return nil }
+        #if !canImport(Darwin)
+        if let problem = KeyedArchiveGuard.namingProblem(Value.self) {
+            throw DefaultsBridgeError("\(Value.self) cannot be unarchived on Linux: \(problem)")
+        }
+        if let crash = BinaryPropertyListReader.foundationCrash(on: archive) { throw DefaultsBridgeError(crash) }
+        #endif
+        let objects = try ArchivedObjects(BinaryPropertyListReader(archive))
+        let rootClass = try objects.className(of: objects.fields(of: objects.root))
+        guard
+            rootClass == NSStringFromClass(Value.self) || NSKeyedUnarchiver.class(forClassName: rootClass) == Value.self
+        else {
+            throw DefaultsBridgeError("the keyed archive holds \(String(reflecting: rootClass)), not \(Value.self)")
+        }
+        #if !canImport(Darwin)
+        try objects.checkReferences(maximumDepth: Self.maximumDepth)
+        #endif
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archive)
+        unarchiver.requiresSecureCoding = false
+        // An error, not an exception (Apple) or a stopped process (Linux).
+        unarchiver.decodingFailurePolicy = .setErrorAndReturn
+        let object = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey)
+        unarchiver.finishDecoding()
+        if let error = unarchiver.error {
+            throw DefaultsBridgeError("the keyed archive does not hold a \(Value.self): \(error.localizedDescription)")
+        }
+        guard let value = object as? Value else {
+            throw DefaultsBridgeError("the keyed archive does not hold a \(Value.self)")
+        }
+        return value
+    }
+}
+
+extension ArchivedObjects {
+    /// Throws if the objects reachable from the root refer to each other in a cycle, or nest deeper than
+    /// `maximumDepth`: Foundation's unarchiver on Linux recurses once per level, and without end on a cycle.
+    ///
+    /// An object's references are the UIDs among its fields' values, and inside arrays there (how collections
+    /// list their elements); `$class` names a class description, not an object. Objects referred to twice
+    /// without a cycle are fine.
+    func checkReferences(maximumDepth: Int) throws {
+        var finished = Set<Int>()
+        var onPath = Set<Int>()
+        // Depth-first, without recursion: each entry is an object and the references still to follow from it.
+        var path: [(uid: Int, pending: [Int])] = []
+        onPath.insert(root)
+        path.append((root, try references(of: root)))
+        while let last = path.indices.last {
+            guard let next = path[last].pending.popLast() else {
+                onPath.remove(path[last].uid)
+                finished.insert(path[last].uid)
+                path.removeLast()
+                continue
+            }
+            if finished.contains(next) { continue }
+            if onPath.contains(next) {
+                throw DefaultsBridgeError("the keyed archive's objects refer to each other in a cycle")
+            }
+            guard path.count < maximumDepth else {
+                throw DefaultsBridgeError("the keyed archive nests objects more than \(maximumDepth) levels deep")
+            }
+            onPath.insert(next)
+            path.append((next, try references(of: next)))
+        }
+    }
+
+    /// The UIDs the object of UID `uid` refers to; none for a string, number or `$null`.
+    private func references(of uid: Int) throws -> [Int] {
+        guard case .dictionary = try plist.object(at: try object(uid)) else { return [] }
+        var found: [Int] = []
+        for (name, value) in try fields(of: uid) where name != "$class" {
+            switch try plist.object(at: value) {
+            case .uid(let reference):
+                found.append(reference)
+            case .array(let items):
+                for item in items {
+                    if case .uid(let reference) = try plist.object(at: item) { found.append(reference) }
+                }
+            default:
+                break
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
+/// What the calling thread is doing in the library: the `modify` whose body runs on it, and the adapter
+/// writes in progress with the synchronous observers' handlers they collected.
+///
+/// Kept in a thread-local slot, made on the thread's first write and freed when the thread ends. Only ever
+/// reached from its own thread, so it needs no lock; it is reached through a pointer, so a write pays no
+/// reference counting for it: finding it costs one `pthread_getspecific`, where a task-local value costs
+/// several times as much.
+struct ThreadState {
+    /// The read-modify-write whose transform runs on this thread (see ``ReadModifyWrite``).
+    var modifying: ReadModifyWrite.Scope?
+    /// Adapter writes in progress on the thread (a `modify` body may write other keys).
+    var writes = 0
+    /// Batches of synchronous handlers running on the thread, one inside another.
+    var nesting = 0
+    /// The synchronous handlers collected since the last write returned, in the order their changes were
+    /// announced (see ``SynchronousDelivery``).
+    var handlers: [@Sendable () -> Void] = []
+
+    /// The calling thread's state; made if `create` and there is none yet.
+    ///
+    /// `nil` when there is none, or when the process has used up its thread-local keys (at least 128): the
+    /// library then does without (synchronous handlers go to their queues), rather than use a slot some other
+    /// code owns.
+    @inline(__always)
+    static func current(create: Bool) -> UnsafeMutablePointer<ThreadState>? {
+        guard let slot else { return nil }
+        if let existing = pthread_getspecific(slot) { return existing.assumingMemoryBound(to: ThreadState.self) }
+        guard create else { return nil }
+        let made = UnsafeMutablePointer<ThreadState>.allocate(capacity: 1)
+        made.initialize(to: ThreadState())
+        pthread_setspecific(slot, made)
+        return made
+    }
+
+    private static let slot: pthread_key_t? = {
+        var key = pthread_key_t()
+        // The destructor's parameter is optional on Linux and not on Darwin; `release` takes either.
+        let status = pthread_key_create(&key) { state in ThreadState.release(state) }
+        return status == 0 ? key : nil
+    }()
+
+    /// Frees a thread's state when the thread ends.
+    private static func release(_ state: UnsafeMutableRawPointer?) {
+        guard let state = state?.assumingMemoryBound(to: ThreadState.self) else { return }
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+}

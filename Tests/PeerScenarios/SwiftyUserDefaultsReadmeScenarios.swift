@@ -24,6 +24,7 @@ extension DefaultsKeys {
     fileprivate var volume: Key<Double> { .init("volume", default: 1.0) }
     fileprivate var strings: Key<String> { .init("strings", default: "") }
     fileprivate var libraries: Key<[String]> { .init("libraries", default: []) }
+    fileprivate var color: Key<PaletteColor?> { .init("color") }
 
     // S5: the README's table of built-in types.
     fileprivate var title: Key<String> { .init("title", default: "") }
@@ -40,14 +41,27 @@ extension DefaultsKeys {
     fileprivate var blobs: Key<[Data]> { .init("blobs", default: []) }
     fileprivate var dates: Key<[Date]> { .init("dates", default: []) }
     fileprivate var links: Key<[URL]> { .init("links", default: []) }
+    fileprivate var window: Key<[String: PropertyListValue]> { .init("window", default: [:]) }
+    fileprivate var history: Key<[[String: PropertyListValue]]> { .init("history", default: []) }
 
     // S6: Codable.
     fileprivate var frog: Key<FrogCodable?> { .init("frog") }
     fileprivate var froggies: Key<[FrogCodable]?> { .init("froggies") }
 
+    // S7: NSCoding.
+    fileprivate var archivedFrog: Key<FrogSerializable?> { .init("archivedFrog") }
+    fileprivate var archivedFroggies: Key<[FrogSerializable]?> { .init("archivedFroggies") }
+
     // S8: RawRepresentable.
     fileprivate var bestFroggy: Key<BestFroggiesEnum?> { .init("bestFroggy") }
     fileprivate var bestFroggies: Key<[BestFroggiesEnum]?> { .init("bestFroggies") }
+
+    // A type that is both Codable and RawRepresentable: by the rule, and with the other bridge named.
+    fileprivate var mood: Key<Mood> { .init("mood", default: .calm) }
+    fileprivate var jsonMood: Key<JSONMood> { .init("jsonMood", default: .calm) }
+
+    // S9: a class of another module, through a wrapper.
+    fileprivate var timeZone: Key<TimeZoneSetting?> { .init("timeZone") }
 
     // S10: a type with a bridge of its own.
     fileprivate var customFrog: Key<FrogCustomSerializable?> { .init("customFrog") }
@@ -77,6 +91,80 @@ private final class FrogCodable: Codable, Sendable {
 }
 
 extension FrogCodable: DefaultsSerializable {}
+
+/// S2: a color stored through `NSCoding` (the README's `NSColor`, which Linux does not have).
+final class PaletteColor: NSObject, NSCoding {
+    let whiteComponent: Double
+
+    init(white: Double) { whiteComponent = white }
+
+    required init?(coder: NSCoder) {
+        whiteComponent = coder.decodeDouble(forKey: "white")
+    }
+
+    func encode(with coder: NSCoder) { coder.encode(whiteComponent, forKey: "white") }
+}
+
+extension PaletteColor: DefaultsSerializable {}
+
+/// S7: an `NSCoding` class (not `NSSecureCoding`), opted in with one line.
+final class FrogSerializable: NSObject, NSCoding {
+    let name: String
+
+    init(name: String) { self.name = name }
+
+    required init?(coder: NSCoder) {
+        guard let name = coder.decodeObject(forKey: "name") as? String else { return nil }
+        self.name = name
+    }
+
+    func encode(with coder: NSCoder) { coder.encode(name, forKey: "name") }
+}
+
+extension FrogSerializable: DefaultsSerializable {}
+
+/// A `String` enum that is also `Codable`: stored as its raw value, by the rule.
+private enum Mood: String, Codable, DefaultsSerializable {
+    case calm, wild
+}
+
+/// The same, naming the JSON bridge instead (for settings stored through SwiftyUserDefaults' Codable bridge).
+private enum JSONMood: String, Codable {
+    case calm, wild
+}
+
+extension JSONMood: DefaultsSerializable {
+    static var bridge: CodableBridge<Self> { .init() }
+}
+
+/// S9: a setting holding a class of another module that is not final (Foundation's `NSTimeZone` here, where
+/// the README extends `UIColor`), which cannot adopt `DefaultsSerializable` itself.
+private struct TimeZoneSetting {
+    let timeZone: NSTimeZone
+}
+
+private struct TimeZoneSettingBridge: DefaultsBridge {
+    func serialize(_ value: TimeZoneSetting) throws -> PropertyListValue? {
+        try KeyedArchiveBridge<NSTimeZone>().serialize(value.timeZone)
+    }
+
+    func deserialize(_ stored: PropertyListValue) throws -> TimeZoneSetting? {
+        try KeyedArchiveBridge<NSTimeZone>().deserialize(stored).map(TimeZoneSetting.init(timeZone:))
+    }
+}
+
+extension TimeZoneSetting: DefaultsSerializable {
+    static var bridge: TimeZoneSettingBridge { TimeZoneSettingBridge() }
+}
+
+/// An array of Codable values as SwiftyUserDefaults stored it (one JSON blob), for reading it once.
+private struct LegacyFroggies: Codable, DefaultsSerializable {
+    var frogs: [FrogCodable]
+
+    init(from decoder: any Decoder) throws { frogs = try [FrogCodable](from: decoder) }
+
+    func encode(to encoder: any Encoder) throws { try frogs.encode(to: encoder) }
+}
 
 /// S8: an enum stored as its raw value.
 private enum BestFroggiesEnum: String, DefaultsSerializable {
@@ -128,9 +216,10 @@ extension PeerScenarios {
 
         /// S2: the README's main usage, through key paths.
         ///
-        /// Assignment, `+=` and `-=` on numbers and strings, and in-place mutation of an array element through
-        /// the subscript: each operation reads, changes and writes back, and the file holds the plain
-        /// property-list values.
+        /// Assignment, `+=` and `-=` on numbers and strings, in-place mutation of an array element through the
+        /// subscript, and an optional color archived through `NSCoding` (a small class stands in for `NSColor`,
+        /// which Linux does not have): each operation reads, changes and writes back, and the file holds the
+        /// plain property-list values and the archive.
         @Test("S2 key-path subscripts: assign, compound operators, in-place array mutation")
         func s2KeyPaths() throws {
             #expect(Defaults[\.username] == nil)
@@ -141,8 +230,10 @@ extension PeerScenarios {
             Defaults[\.strings] += "frogs"
             Defaults[\.libraries].append("SwiftyUserDefaults")
             Defaults[\.libraries][0] += " 2.0"
+            Defaults[\.color] = PaletteColor(white: 1)
 
             #expect(Defaults[\.hotkeyEnabled])
+            #expect(Defaults[\.color]?.whiteComponent == 1.0)
             #expect(Defaults[\.launchCount] == 1)
             #expect(Defaults[\.volume] == 1.0 - 0.1)
             #expect(Defaults[\.strings] == "Hello, frogs")
@@ -154,6 +245,7 @@ extension PeerScenarios {
             #expect(file["volume"] as? Double == 1.0 - 0.1)
             #expect(file["strings"] as? String == "Hello, frogs")
             #expect(file["libraries"] as? [String] == ["SwiftyUserDefaults 2.0"])
+            #expect(file["color"] is Data, "a keyed archive")
         }
 
         /// S3: the same operations spelled as dynamic members (`Defaults.launchCount += 1`); they read and
@@ -166,8 +258,10 @@ extension PeerScenarios {
             Defaults.launchCount += 1
             Defaults.libraries.append("SwiftyUserDefaults")
             Defaults.libraries[0] += " 2.0"
+            Defaults.color = PaletteColor(white: 0.5)
 
             #expect(Defaults[\.username] == "frog")
+            #expect(Defaults[\.color]?.whiteComponent == 0.5)
             #expect(Defaults[\.launchCount] == 2)
             #expect(Defaults[\.libraries] == ["SwiftyUserDefaults 2.0"])
             let file = try ScenarioSuite.fileContents()
@@ -364,6 +458,129 @@ extension PeerScenarios {
             #expect(Defaults.customFroggies?.map(\.name) == ["B", "C"])
         }
 
+        /// S5: the table's `[String: Any]` and `[[String: Any]]`, as `PropertyListValue` dictionaries.
+        ///
+        /// Values written with literals are stored as plain property-list dictionaries (SwiftyUserDefaults'
+        /// form), read back typed with `get(_:)`, and a dictionary SwiftyUserDefaults stored reads as it is.
+        @Test("S5 [String: Any] keys: PropertyListValue dictionaries, stored plainly")
+        func s5Dictionaries() throws {
+            Defaults.window = ["width": 800, "title": "Main", "tabs": ["a", "b"], "ratio": 0.5]
+            Defaults.history = [["page": 1], ["page": 2, "pinned": true]]
+            #expect(Defaults.window["width"]?.get(Int.self) == 800)
+            #expect(Defaults.window["title"]?.get(String.self) == "Main")
+            #expect(Defaults.window["tabs"]?.get([String].self) == ["a", "b"])
+            #expect(Defaults.history.count == 2)
+            #expect(Defaults.history[1]["pinned"]?.get(Bool.self) == true)
+
+            let file = try ScenarioSuite.fileContents()
+            let window = try #require(file["window"] as? [String: Any])
+            #expect(window["width"] as? Int == 800)
+            #expect(window["title"] as? String == "Main")
+            #expect(window["tabs"] as? [String] == ["a", "b"])
+            #expect(window["ratio"] as? Double == 0.5)
+            let history = try #require(file["history"] as? [[String: Any]])
+            #expect(history.map { $0["page"] as? Int } == [1, 2])
+
+            try Self.storeAsPeerDid(["window": ["width": 1024, "title": "Stored"], "history": [["page": 7]]])
+            #expect(Defaults.window == ["width": 1024, "title": "Stored"])
+            #expect(Defaults.history == [["page": 7]])
+        }
+
+        /// S7: an `NSCoding` class (not secure coding) opted in with one line, in an optional key and an
+        /// optional array key.
+        ///
+        /// A value is stored as a keyed archive, which Foundation's unarchiver reads, and SwiftyUserDefaults'
+        /// archive of a value reads as it is. An array is stored as an array of archives, one per element
+        /// (SwiftyUserDefaults archived the whole array as one; see the migration guide's exceptions).
+        @Test("S7 NSCoding classes: keyed archives, SwiftyUserDefaults' archive read as it is")
+        func s7NSCoding() throws {
+            Defaults.archivedFrog = FrogSerializable(name: "Froggy")
+            Defaults.archivedFroggies = [FrogSerializable(name: "Andy"), FrogSerializable(name: "Dandy")]
+            #expect(Defaults.archivedFrog?.name == "Froggy")
+            #expect(Defaults.archivedFroggies?.map(\.name) == ["Andy", "Dandy"])
+
+            let file = try ScenarioSuite.fileContents()
+            let archive = try #require(file["archivedFrog"] as? Data)
+            let unarchiver = try NSKeyedUnarchiver(forReadingFrom: archive)
+            unarchiver.requiresSecureCoding = false
+            let unarchived = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? FrogSerializable
+            #expect(unarchived?.name == "Froggy")
+            #expect((file["archivedFroggies"] as? [Data])?.count == 2)
+
+            Defaults.archivedFrog = nil
+            #expect(!Defaults.hasKey(\.archivedFrog))
+
+            let stored = try NSKeyedArchiver.archivedData(
+                withRootObject: FrogSerializable(name: "Stored"),
+                requiringSecureCoding: false
+            )
+            try Self.storeAsPeerDid(["archivedFrog": stored])
+            #expect(Defaults.archivedFrog?.name == "Stored")
+        }
+
+        /// S9: a class of another module that is not final (the README extends `UIColor`) cannot adopt
+        /// `DefaultsSerializable` itself, as the protocol's bridge must produce exactly the conforming type.
+        ///
+        /// What works instead, and what this checks: a small value type holding the object, whose bridge
+        /// stores the object's keyed archive (the form SwiftyUserDefaults stored), and reads such an archive.
+        @Test("S9 a framework class that is not final, through a wrapper whose bridge archives it")
+        func s9FrameworkClassThroughWrapper() throws {
+            let paris = try #require(NSTimeZone(name: "Europe/Paris"))
+            Defaults.timeZone = TimeZoneSetting(timeZone: paris)
+            #expect(Defaults.timeZone?.timeZone.name == "Europe/Paris")
+            #expect(try ScenarioSuite.fileContents()["timeZone"] is Data)
+
+            let tokyo = try #require(NSTimeZone(name: "Asia/Tokyo"))
+            let stored = try NSKeyedArchiver.archivedData(withRootObject: tokyo, requiringSecureCoding: false)
+            try Self.storeAsPeerDid(["timeZone": stored])
+            #expect(Defaults.timeZone?.timeZone.name == "Asia/Tokyo")
+        }
+
+        /// A type that is both `Codable` and `RawRepresentable`, which SwiftyUserDefaults made its users resolve
+        /// by hand, picking one bridge.
+        ///
+        /// By TypedDefaults' rule the raw value wins, so the raw string (the raw-value choice's form) reads as
+        /// it is and is what gets written. A type whose users chose the Codable bridge names `CodableBridge` in
+        /// its conformance, and then reads SwiftyUserDefaults' JSON data of the raw value.
+        @Test("a Codable and RawRepresentable enum: raw value by default, JSON when named")
+        func codableAndRawRepresentable() throws {
+            Defaults.mood = .wild
+            #expect(try ScenarioSuite.fileContents()["mood"] as? String == "wild")
+
+            try Self.storeAsPeerDid(["mood": "calm", "jsonMood": try JSONEncoder().encode(JSONMood.wild)])
+            #expect(Defaults.mood == .calm)
+            #expect(Defaults.jsonMood == .wild)
+        }
+
+        /// The migration guide's exceptions: arrays SwiftyUserDefaults stored as one blob.
+        ///
+        /// An array of Codable values stored as one JSON data blob, and an array of URLs stored as one keyed
+        /// archive, read as the key's default; the guide's one-time conversion (read the old form, write the
+        /// value back) moves each to TypedDefaults' form, after which the typed key reads it.
+        @Test("arrays stored as one blob: the default, then the guide's one-time conversion")
+        func arraysStoredAsOneBlob() throws {
+            let url = try #require(URL(string: "https://example.com/frogs"))
+            try Self.storeAsPeerDid([
+                "froggies": try JSONEncoder().encode([FrogCodable(name: "Andy"), FrogCodable(name: "Dandy")]),
+                "links": try NSKeyedArchiver.archivedData(withRootObject: [url], requiringSecureCoding: false),
+            ])
+            #expect(Defaults.froggies == nil)
+            #expect(Defaults.links == [])
+
+            if let legacy = Defaults[key: Key<LegacyFroggies?>("froggies")] {
+                Defaults.froggies = legacy.frogs
+            }
+            if let archive = Defaults[key: Key<Data?>("links")],
+                let urls = try NSKeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, NSURL.self], from: archive)
+                    as? [URL]
+            {
+                Defaults.links = urls
+            }
+            #expect(Defaults.froggies?.map(\.name) == ["Andy", "Dandy"])
+            #expect(Defaults.links == [url])
+            #expect(try ScenarioSuite.fileContents()["links"] as? [String] == [url.absoluteString])
+        }
+
         // MARK: Property wrappers (S11)
 
         /// S11's settings type: one property per option of the README's example.
@@ -522,6 +739,23 @@ extension PeerScenarios {
             #expect(withArguments.nickname == "sunshinejr")
             #expect(!Defaults.skipLogin)
             #expect(!Defaults.hasKey(\.loginTries))
+        }
+
+        /// S15: every Boolean spelling SwiftyUserDefaults accepted in a launch argument, in either case.
+        @Test("S15 Boolean launch arguments: true/t/yes/y/1 and false/f/no/n/0, any case")
+        func s15BooleanSpellings() throws {
+            for (text, expected) in [
+                ("true", true), ("t", true), ("yes", true), ("y", true), ("1", true), ("TRUE", true), ("Y", true),
+                ("false", false), ("f", false), ("no", false), ("n", false), ("0", false), ("No", false), ("F", false),
+            ] {
+                Defaults.skipLogin = !expected
+                let withArgument = DefaultsAdapter(
+                    store: Defaults.store,
+                    keyStore: DefaultsKeys(),
+                    launchArguments: .parsing(["-skipLogin", text])
+                )
+                #expect(withArgument.skipLogin == expected, "-skipLogin \(text)")
+            }
         }
 
         /// S15 in a real process: arguments on the command line override the program's settings.

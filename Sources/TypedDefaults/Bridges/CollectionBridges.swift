@@ -62,7 +62,11 @@ public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
     }
 
     /// Returns the elements of an `.array`; throws naming the first element that is not an `Element`.
+    ///
+    /// Also reads the arrays SwiftyUserDefaults stored whole, as one `<data>`: of `Codable` values as one JSON
+    /// document, and of URLs as one keyed archive.
     public func deserialize(_ stored: PropertyListValue) throws -> [Element]? {
+        if case .data(let whole) = stored { return try WholeArrayForms.elements(of: whole, as: Element.self) }
         guard case .array(let items) = stored else { return nil }
         var elements: [Element] = []
         elements.reserveCapacity(items.count)

@@ -30,6 +30,19 @@ enum URLArchive {
     }
 
     /// The absolute URL of an archived URL's parts.
+    /// The URLs of a keyed archive of an `NSArray` of `NSURL` (how SwiftyUserDefaults stores `[URL]`), read
+    /// without unarchiving anything.
+    static func urls(from archive: Data) throws -> [URL] {
+        guard archive.count <= maximumSize else {
+            throw DefaultsBridgeError("a keyed archive of \(archive.count) bytes is too large for a list of URLs")
+        }
+        let graph = try ArchivedObjects(BinaryPropertyListReader(archive))
+        let fields = try graph.fields(of: graph.root)
+        guard ["NSArray", "NSMutableArray"].contains(try graph.className(of: fields)), let list = fields["NS.objects"]
+        else { throw DefaultsBridgeError("the keyed archive does not hold an array") }
+        return try graph.plist.array(at: list).map { try graph.url(at: try graph.plist.uid(at: $0), depth: 0) }
+    }
+
     static func resolve(relative: String, base: URL?) throws -> URL {
         if let home = homeURL(abbreviated: relative, percentEncoded: true) { return home }
         let resolved: URL?

@@ -89,7 +89,8 @@ struct KeyDeclarationTests {
         #expect(eventually { batches.count == 3 })
         #expect(batches.all == [["nickname", "quality"], ["height", "width"], ["launchCount", "volume"]])
         #expect(defaults.isDefaultValue(.quality) && defaults.isDefaultValue(\.volume))
-        #expect(try suite.fileContents().isEmpty)
+        // Foundation (the Apple path) deletes a suite's file once it is empty.
+        #expect((try? suite.fileContents())?.isEmpty ?? true)
         // Storing the default's value is still the default value, though the key is stored.
         defaults[.quality] = 0.8
         #expect(defaults.isDefaultValue(.quality) && defaults.hasKey(.quality))

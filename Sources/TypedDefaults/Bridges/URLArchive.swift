@@ -29,7 +29,6 @@ enum URLArchive {
         return try graph.url(at: graph.root, depth: 0)
     }
 
-    /// The absolute URL of an archived URL's parts.
     /// The URLs of a keyed archive of an `NSArray` of `NSURL` (how SwiftyUserDefaults stores `[URL]`), read
     /// without unarchiving anything.
     static func urls(from archive: Data) throws -> [URL] {
@@ -43,6 +42,7 @@ enum URLArchive {
         return try graph.plist.array(at: list).map { try graph.url(at: try graph.plist.uid(at: $0), depth: 0) }
     }
 
+    /// The absolute URL of an archived URL's parts.
     static func resolve(relative: String, base: URL?) throws -> URL {
         if let home = homeURL(abbreviated: relative, percentEncoded: true) { return home }
         let resolved: URL?

@@ -45,5 +45,34 @@ extension Hostile {
                 }
             }
         }
+
+        @Test(
+            "an NSCoding object thousands of levels deep is refused when written, in a process that carries on",
+            arguments: [300, 30_000]
+        )
+        func deepNoteWrite(levels: Int) throws {
+            #if canImport(Darwin)
+            return  // Apple's archiver is Foundation's own; the guard is Linux's
+            #else
+            let directory = TemporaryConfigDirectory()
+            // 30,000 overflowed an 8 MB main thread inside the archiver, before the finished archive was checked.
+            let run = try Helper.run(["deep-note", "deep", "\(levels)"], configDirectory: directory.url)
+            #expect(run.status == 0, "\(run.errors.suffix(300))")
+            #expect(run.output.contains("more than 256 levels deep"), "\(run.output)")
+            #endif
+        }
+
+        @Test("a wide archive with shared objects is not taken for a deep one")
+        func wideArchive() throws {
+            let suite = IsolatedSuite()
+            let shared = Note(text: "shared")
+            let notes = (0..<600).map { Note(text: "\($0)", next: shared) }
+            let key = Key<Envelope?>("wide")
+            try suite.adapter.set(Envelope(first: notes as NSArray, second: Note(text: "tail", next: shared)), for: key)
+            let read = try #require(suite.adapter[key: key])
+            let elements = try #require(read.first as? [Note])
+            #expect(elements.count == 600 && elements.allSatisfy { $0.next === elements[0].next })
+            #expect((read.second as? Note)?.next === elements[0].next)
+        }
     }
 }

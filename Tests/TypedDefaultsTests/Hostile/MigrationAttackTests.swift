@@ -74,5 +74,30 @@ extension Hostile {
             #expect(elements.count == 600 && elements.allSatisfy { $0.next === elements[0].next })
             #expect((read.second as? Note)?.next === elements[0].next)
         }
+
+        @Test("a nested modify whose body writes the outer modify's key is caught at once, not taken for contention")
+        func nestedModifyWritesOuterKey() throws {
+            // It was retried 10,000 times (some 30 seconds), each retry's inner write adding 10 to the value.
+            let suite = IsolatedSuite(writePolicy: .coalesced)
+            let defaults = suite.adapter
+            let attempts = Locked(0)
+            let outcome = Result { () throws(DefaultsError) in
+                try defaults.modify(.counter) { value in
+                    attempts.withLock { $0 += 1 }
+                    _ = try? defaults.modify(.other) { other in
+                        defaults[.counter] += 10
+                        other += 1
+                    }
+                    value += 1
+                }
+            }
+            guard case .failure(let error) = outcome else {
+                Issue.record("the outer modify succeeded though its body changed its value")
+                return
+            }
+            #expect(error.description.contains("wrote the value it modifies"), "\(error)")
+            #expect(attempts.withLock { $0 } == 1)
+            #expect(defaults[.counter] == 10 && defaults[.other] == 1)
+        }
     }
 }

@@ -10,6 +10,13 @@ extension Key {
     fileprivate static var label: Key<String> { .init("label", default: "") }
 }
 
+/// Sets its flag when released.
+private final class Sentinel: Sendable {
+    let released: Locked<Bool>
+    init(_ released: Locked<Bool>) { self.released = released }
+    deinit { released.withLock { $0 = true } }
+}
+
 /// The issue-13 additions under attack: each test is a problem a hostile review found, reproduced with real
 /// suites and, where the process could die, a real child process.
 extension Hostile {
@@ -98,6 +105,35 @@ extension Hostile {
             #expect(error.description.contains("wrote the value it modifies"), "\(error)")
             #expect(attempts.withLock { $0 } == 1)
             #expect(defaults[.counter] == 10 && defaults[.other] == 1)
+        }
+
+        @Test("synchronous handlers on short-lived threads run on each writer, and each thread's state goes with it")
+        func shortLivedWriters() {
+            let suite = IsolatedSuite(writePolicy: .coalesced)
+            let defaults = suite.adapter
+            let calls = Locked(0)
+            let token = defaults.observe(.counter, options: [.synchronous]) { _ in
+                defaults[.other] += 1  // a handler that writes, on a thread about to end
+                calls.withLock { $0 += 1 }
+            }
+            let group = DispatchGroup()
+            for index in 1...100 {
+                group.enter()
+                Thread.detachNewThread {
+                    defaults[.counter] = index
+                    group.leave()
+                }
+            }
+            group.wait()
+            #expect(calls.withLock { $0 } >= 1)
+            token.invalidate()
+            // What a thread's state holds is released when the thread ends.
+            let released = Locked(false)
+            Thread.detachNewThread {
+                let sentinel = Sentinel(released)
+                ThreadState.current(create: true)?.pointee.handlers.append { _ = sentinel }
+            }
+            #expect(eventually { released.withLock { $0 } })
         }
     }
 }

@@ -160,8 +160,10 @@ enum KeyedArchiveGuard {
 private final class RefusingDelegate: NSObject, NSKeyedArchiverDelegate {
     private let secure: Bool
     private let maximumDepth: Int?
-    /// The objects being encoded, outermost first. The archiver asks about an object once, before its
-    /// `encode(with:)` runs, and reports each time it has encoded one, so an object leaves when reported.
+    /// The objects being encoded, outermost first.
+    ///
+    /// The archiver asks about an object once, before its `encode(with:)` runs, and reports each time it has
+    /// encoded one, so an object leaves when reported.
     private var encoding: [ObjectIdentifier] = []
     private(set) var refusal: String?
 

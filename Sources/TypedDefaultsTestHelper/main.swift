@@ -30,6 +30,7 @@
 //     TypedDefaultsTestHelper deep-json <suite> <levels>              read stored JSON nested that deep
 //     TypedDefaultsTestHelper hostile-archive <suite> <case>          write an archive Linux cannot name
 //     TypedDefaultsTestHelper read-archive <suite> <stored> <as>      store an archive, read it as a class
+//     TypedDefaultsTestHelper deep-note <suite> <levels>              write a chain of NSCoding notes that deep
 //     TypedDefaultsTestHelper print-migration-types <suite>   print the issue-13 value types' keys
 //     TypedDefaultsTestHelper edit-script <suite> <file>   the edits a JSON file lists ([["set", key, value],
 //                                                          ["remove", key], ["flush"]]), then a flush
@@ -453,6 +454,20 @@ case "read-archive":
     let archive = try NSKeyedArchiver.archivedData(withRootObject: stored, requiringSecureCoding: true)
     defaults[key: Key<Data?>("thing")] = archive
     say("read=\(HostileArchives.read(rest[2], from: defaults))")
+case "deep-note":
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 2, let levels = Int(rest[1]) else { fail("deep-note needs a suite and a depth") }
+    let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
+    var note = Note(text: "0")
+    for index in 1..<levels { note = Note(text: "\(index)", next: note) }
+    do {
+        try defaults.set(note, for: Key<Note?>("note"))
+        say("result=stored")
+    } catch {
+        say("result=\(error)")
+    }
+    // Releasing the chain recurses as well; leave before it happens.
+    _exit(0)
 case "print-migration-types":
     guard let suite = arguments.dropFirst().first else { fail("print-migration-types needs a suite") }
     let defaults = try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)

@@ -389,8 +389,11 @@ extension DefaultsAdapter {
 
     /// Applies `batch` to the store and makes it durable now or soon, as the policy says; an immediate write
     /// that fails is retried later.
-    func write(_ batch: DefaultsBatch, key: String?) throws(DefaultsError) {
-        ReadModifyWrite.noteWrite(to: store, key: key)
+    ///
+    /// `key` is the one key the batch writes, or `nil` for several or all; `noted` says the caller has already
+    /// told a running `modify` which keys these are.
+    func write(_ batch: DefaultsBatch, key: String?, noted: Bool = false) throws(DefaultsError) {
+        if !noted { ReadModifyWrite.noteWrite(to: store, key: key) }
         // The closure captures no generic value (not `self`), so it costs no type-metadata lookup.
         let (store, decoded) = (self.store, connection.decoded)
         try SynchronousDelivery.around { () throws(DefaultsError) in
@@ -554,8 +557,11 @@ extension DefaultsAdapter {
     }
 
     private func reset(names: [String]) {
+        // Key by key: inside a `modify` body, resetting other keys is not a write of the one it modifies.
+        for name in names { ReadModifyWrite.noteWrite(to: store, key: name) }
         do {
-            try write(DefaultsBatch(writes: Dictionary(names.map { ($0, nil) }) { first, _ in first }), key: nil)
+            let batch = DefaultsBatch(writes: Dictionary(names.map { ($0, nil) }) { first, _ in first })
+            try write(batch, key: nil, noted: true)
         } catch {
             DefaultsDiagnostics.report(
                 DefaultsDiagnostic(kind: .writeFailed, suite: suiteName, key: nil, message: error.description),

@@ -43,7 +43,11 @@ public struct KeyedArchiveBridge<Value: NSObject & NSCoding>: DefaultsBridge {
         #if canImport(Darwin)
         .data(try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false))
         #else
-        let archive = try KeyedArchiveGuard.archive(value, requiringSecureCoding: false)
+        let archive = try KeyedArchiveGuard.archive(
+            value,
+            requiringSecureCoding: false,
+            maximumDepth: Self.maximumDepth
+        )
         // What could not be read back is not written.
         try ArchivedObjects(BinaryPropertyListReader(archive)).checkReferences(maximumDepth: Self.maximumDepth)
         return .data(archive)

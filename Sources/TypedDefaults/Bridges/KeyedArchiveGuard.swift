@@ -16,6 +16,7 @@ import Foundation
 //   `init(forReadingFrom:)`, which on Apple platforms sets `.setErrorAndReturn`.
 // - NSKeyedUnarchiver recurses without end on an archive whose objects refer to each other in a cycle, since it
 //   remembers an object only once its `init(coder:)` has returned: the process dies of a stack overflow.
+// - NSKeyedArchiver recurses once per level of objects: a chain of some 20,000 overflows an 8 MB stack.
 //
 // So on Linux the bridge checks what it can before Foundation gets there. Apple platforms are left as they are.
 
@@ -74,10 +75,18 @@ enum KeyedArchiveGuard {
     /// The delegate sees every object before the archiver names its class (the root, the objects the root
     /// encodes, the elements of arrays and dictionaries) and swaps a refused one for a placeholder, so that
     /// archiving runs to its end; the archive is then thrown away and the first refusal reported.
-    static func archive(_ root: NSObject, requiringSecureCoding secure: Bool = true) throws -> Data {
+    ///
+    /// With `maximumDepth`, an object nested deeper than that (root included) is refused too: the archiver
+    /// recurses once per level, so a graph thousands of objects deep would otherwise overflow the stack before
+    /// any check of the finished archive.
+    static func archive(
+        _ root: NSObject,
+        requiringSecureCoding secure: Bool = true,
+        maximumDepth: Int? = nil
+    ) throws -> Data {
         if let problem = archivingProblem(root, secure: secure) { throw DefaultsBridgeError(problem) }
         let archiver = NSKeyedArchiver(requiringSecureCoding: secure)
-        let delegate = RefusingDelegate(secure: secure)
+        let delegate = RefusingDelegate(secure: secure, maximumDepth: maximumDepth)
         archiver.delegate = delegate
         archiver.encode(root, forKey: NSKeyedArchiveRootObjectKey)
         archiver.finishEncoding()
@@ -146,24 +155,47 @@ enum KeyedArchiveGuard {
     }
 }
 
-/// Swaps objects the archiver would stop the process on for a placeholder, and remembers the first.
+/// Swaps objects the archiver would stop the process on, or that nest too deep, for a placeholder, and
+/// remembers the first.
 private final class RefusingDelegate: NSObject, NSKeyedArchiverDelegate {
     private let secure: Bool
+    private let maximumDepth: Int?
+    /// The objects being encoded, outermost first.
+    ///
+    /// The archiver asks about an object once, before its `encode(with:)` runs, and reports each time it has
+    /// encoded one, so an object leaves when reported.
+    private var encoding: [ObjectIdentifier] = []
     private(set) var refusal: String?
 
-    init(secure: Bool) {
+    init(secure: Bool, maximumDepth: Int?) {
         self.secure = secure
+        self.maximumDepth = maximumDepth
     }
 
     func archiver(_ archiver: NSKeyedArchiver, willEncode object: Any) -> Any? {
-        guard let problem = KeyedArchiveGuard.archivingProblem(object, secure: secure) else { return object }
+        var problem = KeyedArchiveGuard.archivingProblem(object, secure: secure)
+        if problem == nil, let maximumDepth, type(of: object) is AnyClass {
+            if encoding.count < maximumDepth {
+                encoding.append(ObjectIdentifier(object as AnyObject))
+            } else {
+                problem = "the keyed archive nests objects more than \(maximumDepth) levels deep"
+            }
+        }
+        guard let problem else { return object }
         if refusal == nil { refusal = problem }
         // Not nil: the archiver stops the process on a delegate's nil.
         return NSString(string: "refused")
     }
 
+    func archiver(_ archiver: NSKeyedArchiver, didEncode object: Any?) {
+        guard let object, type(of: object) is AnyClass else { return }
+        // Also drops objects above it that were never reported (a conditional object, not encoded after all).
+        if let index = encoding.lastIndex(of: ObjectIdentifier(object as AnyObject)) {
+            encoding.removeSubrange(index...)
+        }
+    }
+
     // Foundation on Linux has no optional protocol requirements.
-    func archiver(_ archiver: NSKeyedArchiver, didEncode object: Any?) {}
     func archiver(_ archiver: NSKeyedArchiver, willReplace object: Any?, withObject newObject: Any?) {}
     func archiverWillFinish(_ archiver: NSKeyedArchiver) {}
     func archiverDidFinish(_ archiver: NSKeyedArchiver) {}

@@ -23,21 +23,28 @@ enum ReadModifyWrite {
     final class Scope {
         let store: ObjectIdentifier
         let key: String?
+        /// The read-modify-write whose transform this one runs inside, if any: a write in a nested `modify`
+        /// body can be one of the outer body's own value too.
+        let outer: Scope?
         var wroteItsOwnValue = false
 
-        init(store: ObjectIdentifier, key: String?) {
+        init(store: ObjectIdentifier, key: String?, outer: Scope?) {
             self.store = store
             self.key = key
+            self.outer = outer
         }
     }
 
     /// Notes a write of `key` (of every key, with `nil`) to `store` by code running inside a transform.
     @inline(__always)
     static func noteWrite(to store: some DefaultsStore, key: String?) {
-        guard let running = ThreadState.current(create: false)?.pointee.modifying,
-            running.store == ObjectIdentifier(store)
-        else { return }
-        if running.key == nil || key == nil || running.key == key { running.wroteItsOwnValue = true }
+        var running = ThreadState.current(create: false)?.pointee.modifying
+        while let scope = running {
+            if scope.store == ObjectIdentifier(store), scope.key == nil || key == nil || scope.key == key {
+                scope.wroteItsOwnValue = true
+            }
+            running = scope.outer
+        }
     }
 
     /// Runs `transform` on `current`, then `commit`, until a commit finds the value unchanged.
@@ -58,10 +65,10 @@ enum ReadModifyWrite {
         var expected = current
         var stalls = 0
         for attempt in 0..<maximumAttempts {
-            let scope = Scope(store: ObjectIdentifier(store), key: key)
             // The transform runs on this thread: a thread without a state (no keys left) catches nothing.
             let state = ThreadState.current(create: true)
             let outer = state?.pointee.modifying
+            let scope = Scope(store: ObjectIdentifier(store), key: key, outer: outer)
             state?.pointee.modifying = scope
             let transformed = Result { () throws(DefaultsError) in try transform(expected) }
             state?.pointee.modifying = outer

@@ -570,8 +570,12 @@ extension DefaultsAdapter {
         }
     }
 
-    /// Whether the key reads as its default: `true` when nothing usable is stored, and when the stored value
-    /// (or a launch argument) equals the default.
+    /// Whether the key reads as its default: whether the value read (a launch argument, the stored value, or
+    /// the default) equals the key's default.
+    ///
+    /// `true` when nothing usable is stored and when a value equal to the default is. A computed default is
+    /// computed for the read and again for the comparison, so one that changes from call to call can compare
+    /// unequal.
     ///
     /// ```swift
     /// if Defaults.isDefaultValue(\.volume) { showHint() }

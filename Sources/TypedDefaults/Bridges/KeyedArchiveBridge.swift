@@ -14,7 +14,10 @@ import Foundation
 ///
 /// On Linux, Foundation's unarchiver recurses without end on objects that refer to each other in a cycle, and
 /// its archiver names only top-level classes: a cyclic object or a class that is private, nested, local or
-/// generic is refused when written, and such an archive reads as a mismatch.
+/// generic is refused when written, and such an archive reads as a mismatch. So is an object graph nested
+/// more than 256 levels deep, and one holding a Foundation class the unarchiver there stops the process on
+/// (anything but strings, collections, data, dates, UUIDs, URLs and `NSNull`, with the fields they are read
+/// from).
 ///
 /// ## Usage
 /// ```swift
@@ -102,6 +105,7 @@ extension ArchivedObjects {
         // Depth-first, without recursion: each entry is an object and the references still to follow from it.
         var path: [(uid: Int, pending: [Int])] = []
         onPath.insert(root)
+        try checkUnarchivable(root)
         path.append((root, try references(of: root)))
         while let last = path.indices.last {
             guard let next = path[last].pending.popLast() else {
@@ -118,7 +122,57 @@ extension ArchivedObjects {
                 throw DefaultsBridgeError("the keyed archive nests objects more than \(maximumDepth) levels deep")
             }
             onPath.insert(next)
+            try checkUnarchivable(next)
             path.append((next, try references(of: next)))
+        }
+    }
+
+    /// Throws if the object of UID `uid` is of a Foundation class that Foundation's unarchiver on Linux could
+    /// stop the process on.
+    ///
+    /// Measured on Linux: `NSError`, `NSURLQueryItem`, `NSString` and others stop the process when their fields
+    /// are missing or of the wrong kind, and `NSTextCheckingResult` and the formatters always. So an archive may
+    /// hold Swift classes (module-qualified names, whose `init(coder:)` is their own), and of Foundation's only
+    /// the value and collection classes below, with the fields their initializers read.
+    private func checkUnarchivable(_ uid: Int) throws {
+        guard case .dictionary = try plist.object(at: try object(uid)) else { return }
+        let fields = try self.fields(of: uid)
+        let name = try className(of: fields)
+        if let dot = name.firstIndex(of: "."), name[..<dot] != "Foundation" { return }
+        guard let required = Self.foundationFields[name] else {
+            throw DefaultsBridgeError(
+                "the keyed archive holds an object of class \(String(reflecting: name)), which Foundation on Linux "
+                    + "cannot always unarchive without stopping the process"
+            )
+        }
+        for (field, kind) in required {
+            guard let value = fields[field], try Self.kind(of: plist.object(at: value)) == kind else {
+                throw DefaultsBridgeError("the keyed archive's \(name) has no \(field) \(kind)")
+            }
+        }
+    }
+
+    /// Foundation's classes an archive may hold, and the fields (with their kinds) each must have.
+    private static let foundationFields: [String: [(String, String)]] = {
+        let list = [("NS.objects", "array")]
+        let dictionary = [("NS.keys", "array"), ("NS.objects", "array")]
+        return [
+            "NSString": [("NS.string", "string")], "NSMutableString": [("NS.string", "string")],
+            "NSArray": list, "NSMutableArray": list, "NSSet": list, "NSMutableSet": list,
+            "NSDictionary": dictionary, "NSMutableDictionary": dictionary,
+            "NSData": [("NS.data", "value")], "NSMutableData": [("NS.data", "value")],
+            "NSDate": [("NS.time", "value")], "NSUUID": [("NS.uuidbytes", "value")],
+            "NSURL": [("NS.relative", "reference")], "NSNull": [],
+        ]
+    }()
+
+    private static func kind(of object: BinaryPropertyListReader.Object) -> String {
+        switch object {
+        case .string: "string"
+        case .uid: "reference"
+        case .array: "array"
+        case .dictionary: "dictionary"
+        case .other: "value"
         }
     }
 

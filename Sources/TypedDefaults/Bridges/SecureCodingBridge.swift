@@ -25,7 +25,7 @@ public struct SecureCodingBridge<Value: NSObject & NSSecureCoding>: DefaultsBrid
         #if canImport(Darwin)
         .data(try NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true))
         #else
-        .data(try KeyedArchiveGuard.archive(value))
+        .data(try KeyedArchiveGuard.archive(value, maximumDepth: KeyedArchiveBridge<Value>.maximumDepth))
         #endif
     }
 
@@ -38,6 +38,12 @@ public struct SecureCodingBridge<Value: NSObject & NSSecureCoding>: DefaultsBrid
         }
         if let crash = BinaryPropertyListReader.foundationCrash(on: archive) { throw DefaultsBridgeError(crash) }
         try KeyedArchiveGuard.checkRootClass(of: archive, expected: Value.self)
+        // What the unarchiver on Linux would stop the process on: cycles, deep nesting, Foundation classes
+        // without the fields their initializers read.
+        try ArchivedObjects(BinaryPropertyListReader(archive))
+            .checkReferences(
+                maximumDepth: KeyedArchiveBridge<Value>.maximumDepth
+            )
         #endif
         do {
             return try NSKeyedUnarchiver.unarchivedObject(ofClass: Value.self, from: archive)

@@ -43,6 +43,39 @@ final class PosingAsUncodable: NSObject, NSCoding {
     init?(coder: NSCoder) {}
 }
 
+/// Something an envelope can hold that archives as Foundation's `NSError`, without the fields its
+/// initializer reads: Foundation's unarchiver on Linux stops the process on such an object.
+final class PosingAsError: NSObject, NSCoding {
+    override init() {}
+    override var classForKeyedArchiver: AnyClass? { NSError.self }
+    func encode(with coder: NSCoder) {}
+    init?(coder: NSCoder) {}
+}
+
+/// Archives as Foundation's `NSString`, without its string.
+final class PosingAsString: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    override init() {}
+    override var classForKeyedArchiver: AnyClass? { NSString.self }
+    func encode(with coder: NSCoder) {}
+    init?(coder: NSCoder) {}
+}
+
+/// A secure root that reads a string object, for an archive whose string is hostile.
+final class Label: NSObject, NSSecureCoding, DefaultsSerializable {
+    static var supportsSecureCoding: Bool { true }
+    let text: NSObject
+
+    init(text: NSObject) { self.text = text }
+
+    func encode(with coder: NSCoder) { coder.encode(text, forKey: "text") }
+
+    init?(coder: NSCoder) {
+        guard let text = coder.decodeObject(of: NSString.self, forKey: "text") else { return nil }
+        self.text = text
+    }
+}
+
 /// Plain `NSCoding` classes, as SwiftyUserDefaults stores them: a keyed archive, read back only as the class
 /// it was written as, and no hostile archive ever stops the process.
 @Suite("NSCoding keyed archives")
@@ -110,7 +143,8 @@ struct KeyedArchiveBridgeTests {
         "hostile archives read as the default with a diagnostic, never a crash",
         arguments: [
             "another class", "truncated", "garbage", "an XML property list", "a cycle", "too deep",
-            "an unknown inner class", "an inner class that is not NSCoding",
+            "an unknown inner class", "an inner class that is not NSCoding", "an inner NSError without its fields",
+            "a secure archive's NSString without its string",
         ]
     )
     func hostile(_ label: String) throws {
@@ -138,6 +172,15 @@ struct KeyedArchiveBridgeTests {
             stored = replacing("Enclosure", with: "Enclosurx", in: envelope)
             #expect(stored != envelope)
             expected = "Envelope"
+        case "an inner NSError without its fields":
+            stored = try archive(Envelope(first: PosingAsError()))
+            expected = "\"NSError\""
+        case "a secure archive's NSString without its string":
+            stored = try NSKeyedArchiver.archivedData(
+                withRootObject: Label(text: PosingAsString()),
+                requiringSecureCoding: true
+            )
+            expected = "NSString has no NS.string"
         default:
             stored = try archive(Envelope(first: PosingAsUncodable()))
             expected = "Envelope"
@@ -148,6 +191,8 @@ struct KeyedArchiveBridgeTests {
             #expect(suite.adapter[key: Key<Note?>("note")] == nil, "\(label)")
         } else if label.contains("inner") {
             #expect(suite.adapter[key: Key<Envelope?>("value")] == nil, "\(label)")
+        } else if label.contains("secure") {
+            #expect(suite.adapter[key: Key<Label?>("value")] == nil, "\(label)")
         } else {
             #expect(suite.adapter[key: Key<Note?>("value")] == nil, "\(label)")
         }

@@ -218,7 +218,7 @@ extension DefaultsAdapter {
     /// ```
     public subscript<Value>(keyPath: KeyPath<KeyStore, Key<Value>>) -> Value {
         @inlinable get { self[key: keyStore[keyPath: keyPath]] }
-        nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
+        @inlinable nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
     }
 
     /// The value for a key of the key store, by name; setting it stores the value.
@@ -228,7 +228,7 @@ extension DefaultsAdapter {
     /// ```
     public subscript<Value>(dynamicMember keyPath: KeyPath<KeyStore, Key<Value>>) -> Value {
         @inlinable get { self[key: keyStore[keyPath: keyPath]] }
-        nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
+        @inlinable nonmutating set { self[key: keyStore[keyPath: keyPath]] = newValue }
     }
 
     /// The value for a key declared as a static property of ``Key``; setting it stores the value.
@@ -244,7 +244,7 @@ extension DefaultsAdapter {
     /// ```
     public subscript<Value>(_ key: Key<Value>) -> Value {
         @inlinable get { value(for: key) }
-        nonmutating set { self[key: key] = newValue }
+        @inlinable nonmutating set { self[key: key] = newValue }
     }
 
     /// The value for any key, whether or not it lives in the key store.
@@ -261,11 +261,11 @@ extension DefaultsAdapter {
     /// ```
     public subscript<Value>(key key: Key<Value>) -> Value {
         @inlinable get { value(for: key) }
-        nonmutating set {
+        @inlinable nonmutating set {
             do {
                 try set(newValue, for: key)
             } catch {
-                report(.writeFailed, key: key.name, message: error.description)
+                reportWriteFailure(error, key: key.name)
             }
         }
     }
@@ -282,9 +282,17 @@ extension DefaultsAdapter {
     /// let backup = Key<Double>("ratio", default: 1)
     /// try Defaults.set(0.75, for: backup)
     /// ```
+    // Inlined, so that the value is turned into its stored form in code specialized for its type; the rest
+    // is one path for every type.
+    @inlinable
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
-        try write(.checked(key.name, storedForm(of: value, for: key)), key: key.name)
-        launchArguments.reportWriteIfOverridden(key.name, suite: suiteName)
+        let stored: PropertyListValue?
+        do {
+            stored = try Value.storedForm(of: value)
+        } catch {
+            throw .valueNotStorable(key: key.name, type: "\(Value.self)", reason: "\(error)")
+        }
+        try write(storedForm: stored, forKey: key.name, of: Value.self)
     }
 
     /// Writes `value` for a key of the key store, throwing if it cannot be stored.
@@ -377,14 +385,39 @@ extension DefaultsAdapter {
     }
 
     private func storedForm<Value>(of value: Value, for key: Key<Value>) throws(DefaultsError) -> PropertyListValue? {
+        let stored: PropertyListValue?
         do {
-            try PropertyListValue.checkText(key.name, what: "the key name")
-            let stored = try Value.storedForm(of: value)
-            try stored?.checkStorable(underKey: key.name)
-            return stored
+            stored = try Value.storedForm(of: value)
         } catch {
             throw .valueNotStorable(key: key.name, type: "\(Value.self)", reason: "\(error)")
         }
+        try check(storedForm: stored, forKey: key.name, of: Value.self)
+        return stored
+    }
+
+    /// Throws if the key's name or the stored form cannot be written to a property list.
+    private func check(storedForm stored: PropertyListValue?, forKey name: String, of type: Any.Type)
+        throws(DefaultsError)
+    {
+        do {
+            try PropertyListValue.checkText(name, what: "the key name")
+            try stored?.checkStorable(underKey: name)
+        } catch {
+            throw .valueNotStorable(key: name, type: "\(type)", reason: "\(error)")
+        }
+    }
+
+    /// Checks and writes a typed value's stored form: what every typed write does once the value is converted.
+    @usableFromInline
+    func write(storedForm stored: PropertyListValue?, forKey name: String, of type: Any.Type) throws(DefaultsError) {
+        try check(storedForm: stored, forKey: name, of: type)
+        try write(.checked(name, stored), key: name)
+        launchArguments.reportWriteIfOverridden(name, suite: suiteName)
+    }
+
+    @usableFromInline
+    func reportWriteFailure(_ error: DefaultsError, key: String) {
+        report(.writeFailed, key: key, message: error.description)
     }
 
     /// Applies `batch` to the store and makes it durable now or soon, as the policy says; an immediate write

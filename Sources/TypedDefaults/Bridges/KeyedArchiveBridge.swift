@@ -104,8 +104,8 @@ extension ArchivedObjects {
         var onPath = Set<Int>()
         // Depth-first, without recursion: each entry is an object and the references still to follow from it.
         var path: [(uid: Int, pending: [Int])] = []
+        // The root is the key's own class, already checked; what it holds is not.
         onPath.insert(root)
-        try checkUnarchivable(root)
         path.append((root, try references(of: root)))
         while let last = path.indices.last {
             guard let next = path[last].pending.popLast() else {

@@ -109,7 +109,7 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             if let kept { return kept }
             return fetch(into: slot, ifStill: generation)
         }
-        nonmutating set {
+        @inlinable nonmutating set {
             // The write drops the kept value: it can be refused, and the next read then fetches what is stored.
             adapter[key: key] = newValue
         }

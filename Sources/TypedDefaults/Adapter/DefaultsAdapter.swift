@@ -282,10 +282,10 @@ extension DefaultsAdapter {
     /// let backup = Key<Double>("ratio", default: 1)
     /// try Defaults.set(0.75, for: backup)
     /// ```
-    // Inlined, so that the value is turned into its stored form in code specialized for its type; the rest
-    // is one path for every type.
     @inlinable
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
+        // Inlined, so that the value is turned into its stored form in code specialized for its type; the rest
+        // is one path for every type.
         let stored: PropertyListValue?
         do {
             stored = try Value.storedForm(of: value)

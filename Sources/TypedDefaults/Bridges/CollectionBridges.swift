@@ -1,3 +1,5 @@
+import Foundation
+
 /// Stores an `Optional`: `nil` stores nothing (the key is removed), and a value is stored by its own bridge.
 ///
 /// ## Usage
@@ -16,12 +18,14 @@ public struct OptionalBridge<Wrapped: DefaultsSerializable>: DefaultsBridge {
     public var decodesAtACost: Bool { Wrapped.bridge.decodesAtACost }
 
     /// Returns `nil` for `nil`, and the wrapped value's stored form otherwise.
+    @inlinable
     public func serialize(_ value: Wrapped?) throws -> PropertyListValue? {
         guard let value else { return nil }
         return try Wrapped.storedForm(of: value)
     }
 
     /// Returns the wrapped value, or `nil` (a mismatch) when the stored value is not a `Wrapped`.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> Wrapped?? {
         guard let value = try Wrapped.value(fromStoredForm: stored) else { return nil }
         let wrapped: Wrapped? = value
@@ -49,6 +53,7 @@ public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
     public var decodesAtACost: Bool { true }
 
     /// Returns `.array` of the elements' stored forms; throws if an element has none.
+    @inlinable
     public func serialize(_ value: [Element]) throws -> PropertyListValue? {
         var items: [PropertyListValue] = []
         items.reserveCapacity(value.count)
@@ -65,8 +70,9 @@ public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
     ///
     /// Also reads the arrays SwiftyUserDefaults stored whole, as one `<data>`: of `Codable` values as one JSON
     /// document, and of URLs as one keyed archive.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> [Element]? {
-        if case .data(let whole) = stored { return try WholeArrayForms.elements(of: whole, as: Element.self) }
+        if case .data(let whole) = stored { return try Self.elements(ofWhole: whole) }
         guard case .array(let items) = stored else { return nil }
         var elements: [Element] = []
         elements.reserveCapacity(items.count)
@@ -77,6 +83,14 @@ public struct ArrayBridge<Element: DefaultsSerializable>: DefaultsBridge {
             elements.append(element)
         }
         return elements
+    }
+}
+
+extension ArrayBridge {
+    /// The elements of an array stored whole, as one `<data>` (see `WholeArrayForms`); kept out of line.
+    @usableFromInline
+    static func elements(ofWhole whole: Data) throws -> [Element]? {
+        try WholeArrayForms.elements(of: whole, as: Element.self)
     }
 }
 
@@ -97,11 +111,13 @@ public struct SetBridge<Element: DefaultsSerializable & Hashable>: DefaultsBridg
     public var decodesAtACost: Bool { true }
 
     /// Returns `.array` of the elements' stored forms.
+    @inlinable
     public func serialize(_ value: Set<Element>) throws -> PropertyListValue? {
         try ArrayBridge<Element>().serialize(Array(value))
     }
 
     /// Returns the elements of an `.array` as a set.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> Set<Element>? {
         guard let elements = try ArrayBridge<Element>().deserialize(stored) else { return nil }
         return Set(elements)
@@ -134,6 +150,7 @@ public struct DictionaryBridge<
     public var decodesAtACost: Bool { true }
 
     /// Returns `.dictionary` of the values' stored forms; throws if a key or value has none.
+    @inlinable
     public func serialize(_ value: [DictionaryKey: DictionaryValue]) throws -> PropertyListValue? {
         var entries: [String: PropertyListValue] = [:]
         entries.reserveCapacity(value.count)
@@ -153,6 +170,7 @@ public struct DictionaryBridge<
     }
 
     /// Returns the entries of a `.dictionary`; throws naming the first entry that does not fit.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> [DictionaryKey: DictionaryValue]? {
         guard case .dictionary(let entries) = stored else { return nil }
         var result: [DictionaryKey: DictionaryValue] = [:]

@@ -68,11 +68,13 @@ where Value.Element: DefaultsSerializable {
     public var decodesAtACost: Bool { true }
 
     /// Returns `.array` of the elements' stored forms; throws if an element has none.
+    @inlinable
     public func serialize(_ value: Value) throws -> PropertyListValue? {
         try ArrayBridge<Value.Element>().serialize(Array(value))
     }
 
     /// Returns the collection of an `.array`'s elements; throws naming the first element that is not one.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> Value? {
         try ArrayBridge<Value.Element>().deserialize(stored).map(Value.init)
     }
@@ -98,11 +100,13 @@ where Value.Element: DefaultsSerializable {
     public var decodesAtACost: Bool { true }
 
     /// Returns `.array` of the elements' stored forms; throws if an element has none.
+    @inlinable
     public func serialize(_ value: Value) throws -> PropertyListValue? {
         try ArrayBridge<Value.Element>().serialize(value.toArray())
     }
 
     /// Returns the set of an `.array`'s elements; throws naming the first element that is not one.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> Value? {
         try ArrayBridge<Value.Element>().deserialize(stored).map { Value($0) }
     }

@@ -19,11 +19,13 @@ public struct RangeBridge<Bound: Comparable & DefaultsSerializable>: DefaultsBri
     public var decodesAtACost: Bool { Bound.bridge.decodesAtACost }
 
     /// Returns `.array` of the lower and the upper bound's stored forms.
+    @inlinable
     public func serialize(_ value: Range<Bound>) throws -> PropertyListValue? {
         try RangeBounds<Bound>.serialize(value.lowerBound, value.upperBound)
     }
 
     /// Returns the range whose bounds are stored; throws saying why stored bounds make no range.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> Range<Bound>? {
         guard let (lower, upper) = try RangeBounds<Bound>.deserialize(stored) else { return nil }
         return Range(uncheckedBounds: (lower, upper))
@@ -50,11 +52,13 @@ public struct ClosedRangeBridge<Bound: Comparable & DefaultsSerializable>: Defau
     public var decodesAtACost: Bool { Bound.bridge.decodesAtACost }
 
     /// Returns `.array` of the lower and the upper bound's stored forms.
+    @inlinable
     public func serialize(_ value: ClosedRange<Bound>) throws -> PropertyListValue? {
         try RangeBounds<Bound>.serialize(value.lowerBound, value.upperBound)
     }
 
     /// Returns the range whose bounds are stored; throws saying why stored bounds make no range.
+    @inlinable
     public func deserialize(_ stored: PropertyListValue) throws -> ClosedRange<Bound>? {
         guard let (lower, upper) = try RangeBounds<Bound>.deserialize(stored) else { return nil }
         return ClosedRange(uncheckedBounds: (lower, upper))
@@ -62,7 +66,9 @@ public struct ClosedRangeBridge<Bound: Comparable & DefaultsSerializable>: Defau
 }
 
 /// The stored form both range bridges share.
+@usableFromInline
 enum RangeBounds<Bound: Comparable & DefaultsSerializable> {
+    @inlinable
     static func serialize(_ lower: Bound, _ upper: Bound) throws -> PropertyListValue {
         guard let lowerForm = try Bound.storedForm(of: lower), let upperForm = try Bound.storedForm(of: upper)
         else {
@@ -72,6 +78,7 @@ enum RangeBounds<Bound: Comparable & DefaultsSerializable> {
     }
 
     /// The bounds of a stored range, checked to be in order; `nil` for a stored value that is not an array.
+    @inlinable
     static func deserialize(_ stored: PropertyListValue) throws -> (Bound, Bound)? {
         guard case .array(let items) = stored else { return nil }
         guard items.count == 2 else {

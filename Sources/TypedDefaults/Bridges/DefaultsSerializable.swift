@@ -80,7 +80,8 @@ extension DefaultsSerializable {
     @inlinable
     public static func value(fromStoredForm stored: PropertyListValue) throws -> Self? {
         guard Bridge.Value.self == Self.self else { throw bridgeOfAnotherType() }
-        return try bridge.deserialize(stored).map { unsafeBitCast($0, to: Self.self) }
+        guard let value = try bridge.deserialize(stored) else { return nil }
+        return unsafeBitCast(value, to: Self.self)
     }
 
     @usableFromInline

@@ -286,13 +286,7 @@ extension DefaultsAdapter {
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
         // Inlined, so that the value is turned into its stored form in code specialized for its type; the rest
         // is one path for every type.
-        let stored: PropertyListValue?
-        do {
-            stored = try Value.storedForm(of: value)
-        } catch {
-            throw .valueNotStorable(key: key.name, type: "\(Value.self)", reason: "\(error)")
-        }
-        try write(storedForm: stored, forKey: key.name, of: Value.self)
+        try write(storedForm: storedForm(of: value, for: key), forKey: key.name)
     }
 
     /// Writes `value` for a key of the key store, throwing if it cannot be stored.
@@ -384,7 +378,8 @@ extension DefaultsAdapter {
         try store.checkHealth()
     }
 
-    private func storedForm<Value>(of value: Value, for key: Key<Value>) throws(DefaultsError) -> PropertyListValue? {
+    @inlinable
+    func storedForm<Value>(of value: Value, for key: Key<Value>) throws(DefaultsError) -> PropertyListValue? {
         let stored: PropertyListValue?
         do {
             stored = try Value.storedForm(of: value)
@@ -396,7 +391,8 @@ extension DefaultsAdapter {
     }
 
     /// Throws if the key's name or the stored form cannot be written to a property list.
-    private func check(storedForm stored: PropertyListValue?, forKey name: String, of type: Any.Type)
+    @usableFromInline
+    func check(storedForm stored: PropertyListValue?, forKey name: String, of type: Any.Type)
         throws(DefaultsError)
     {
         do {
@@ -407,10 +403,9 @@ extension DefaultsAdapter {
         }
     }
 
-    /// Checks and writes a typed value's stored form: what every typed write does once the value is converted.
+    /// Writes a typed value's checked stored form: what every typed write does once the value is converted.
     @usableFromInline
-    func write(storedForm stored: PropertyListValue?, forKey name: String, of type: Any.Type) throws(DefaultsError) {
-        try check(storedForm: stored, forKey: name, of: type)
+    func write(storedForm stored: PropertyListValue?, forKey name: String) throws(DefaultsError) {
         try write(.checked(name, stored), key: name)
         launchArguments.reportWriteIfOverridden(name, suite: suiteName)
     }

@@ -61,10 +61,7 @@ public struct KeyedArchiveBridge<Value: NSObject & NSCoding>: DefaultsBridge {
     public func deserialize(_ stored: PropertyListValue) throws -> Value? {
         guard case .data(let archive) = stored else { return nil }
         #if !canImport(Darwin)
-        if let problem = KeyedArchiveGuard.namingProblem(Value.self) {
-            throw DefaultsBridgeError("\(Value.self) cannot be unarchived on Linux: \(problem)")
-        }
-        if let crash = BinaryPropertyListReader.foundationCrash(on: archive) { throw DefaultsBridgeError(crash) }
+        try KeyedArchiveGuard.checkReadable(archive, as: Value.self)
         #endif
         let objects = try ArchivedObjects(BinaryPropertyListReader(archive))
         let rootClass = try objects.className(of: objects.fields(of: objects.root))

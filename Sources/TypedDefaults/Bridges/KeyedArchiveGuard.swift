@@ -97,6 +97,15 @@ enum KeyedArchiveGuard {
         return archiver.encodedData
     }
 
+    /// Throws for an archive Foundation's unarchiver on Linux would stop the process on before reading any
+    /// object: one of a class it cannot name, or a damaged binary property list.
+    static func checkReadable(_ archive: Data, as type: AnyClass) throws {
+        if let problem = namingProblem(type) {
+            throw DefaultsBridgeError("\(type) cannot be unarchived on Linux: \(problem)")
+        }
+        if let crash = BinaryPropertyListReader.foundationCrash(on: archive) { throw DefaultsBridgeError(crash) }
+    }
+
     /// The last archive found to hold the expected class, per class: a read of an unchanged value (every read
     /// of a key unarchives again) does not parse the archive a second time.
     private static let checkedArchives = Locked<[ObjectIdentifier: Data]>([:])

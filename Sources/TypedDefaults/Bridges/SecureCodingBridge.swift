@@ -33,10 +33,7 @@ public struct SecureCodingBridge<Value: NSObject & NSSecureCoding>: DefaultsBrid
     public func deserialize(_ stored: PropertyListValue) throws -> Value? {
         guard case .data(let archive) = stored else { return nil }
         #if !canImport(Darwin)
-        if let problem = KeyedArchiveGuard.namingProblem(Value.self) {
-            throw DefaultsBridgeError("\(Value.self) cannot be unarchived on Linux: \(problem)")
-        }
-        if let crash = BinaryPropertyListReader.foundationCrash(on: archive) { throw DefaultsBridgeError(crash) }
+        try KeyedArchiveGuard.checkReadable(archive, as: Value.self)
         try KeyedArchiveGuard.checkRootClass(of: archive, expected: Value.self)
         // What the unarchiver on Linux would stop the process on: cycles, deep nesting, Foundation classes
         // without the fields their initializers read.

@@ -31,7 +31,7 @@ extension DefaultsAdapter {
     /// ```
     public func modifyStoredValues(_ body: (inout [String: PropertyListValue]) -> Void) throws(DefaultsError) {
         ReadModifyWrite.noteWrite(to: store, key: nil)
-        try SynchronousDelivery.around { () throws(DefaultsError) in
+        try ThreadState.writing { () throws(DefaultsError) in
             defer { connection.decoded.forget(nil) }
             try store.modifyAll { values throws(DefaultsError) in
                 body(&values)

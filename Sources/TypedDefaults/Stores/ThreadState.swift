@@ -42,6 +42,33 @@ struct ThreadState {
         return made
     }
 
+    /// Performs an adapter's `write` with the thread counted as writing, then runs the synchronous observers'
+    /// handlers its changes collected, with no lock held.
+    @inline(__always)
+    static func writing<Result>(_ write: () throws(DefaultsError) -> Result) throws(DefaultsError) -> Result {
+        guard let state = current(create: true) else { return try write() }
+        state.pointee.writes += 1
+        let result: Swift.Result<Result, DefaultsError>
+        do throws(DefaultsError) {
+            result = .success(try write())
+        } catch {
+            result = .failure(error)
+        }
+        state.pointee.writes -= 1
+        if !state.pointee.handlers.isEmpty { run(state) }
+        return try result.get()
+    }
+
+    /// Runs the collected handlers; those their writes collect run within, when each of those writes returns.
+    @inline(never)
+    private static func run(_ state: UnsafeMutablePointer<ThreadState>) {
+        let handlers = state.pointee.handlers
+        state.pointee.handlers = []
+        state.pointee.nesting += 1
+        defer { state.pointee.nesting -= 1 }
+        for handler in handlers { handler() }
+    }
+
     private static let slot: pthread_key_t? = {
         var key = pthread_key_t()
         // The destructor's parameter is optional on Linux and not on Darwin; `release` takes either.

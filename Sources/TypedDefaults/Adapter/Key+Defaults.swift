@@ -1,7 +1,7 @@
 extension Key {
     /// Removes the key's stored value from ``Defaults`` (`.standard`), so reads return the default again.
     ///
-    /// A key names no suite: for another suite, call ``DefaultsAdapter/reset(_:)-(Key<Value>)`` on its
+    /// A key names no suite: for another suite, call `reset(_:)` on its
     /// adapter.
     ///
     /// ```swift
@@ -15,7 +15,7 @@ extension Key {
 extension Key where Value: Equatable {
     /// Whether the key reads as its default in ``Defaults`` (`.standard`).
     ///
-    /// A key names no suite: for another suite, call ``DefaultsAdapter/isDefaultValue(_:)-(Key<Value>)`` on
+    /// A key names no suite: for another suite, call `isDefaultValue(_:)` on
     /// its adapter.
     ///
     /// ```swift

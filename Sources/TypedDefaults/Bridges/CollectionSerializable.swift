@@ -1,6 +1,6 @@
 /// A collection of your own that is stored as an `<array>` of its elements, with no bridge to write.
 ///
-/// Adopt it with an initializer from an array of elements; the default ``bridge`` is a ``CollectionBridge``.
+/// Adopt it with an initializer from an array of elements; the default `bridge` is a ``CollectionBridge``.
 /// The requirement is the one sindresorhus/Defaults makes of its `Defaults.CollectionSerializable`, so a
 /// conformance moves over by renaming the protocol. A type that is also `Codable` is stored as an array too.
 ///
@@ -26,7 +26,7 @@ public protocol DefaultsCollectionSerializable: Collection, DefaultsSerializable
 
 /// A set algebra of your own that is stored as an `<array>` of its elements, with no bridge to write.
 ///
-/// Adopt it with a method that lists the elements (`SetAlgebra` itself cannot); the default ``bridge`` is a
+/// Adopt it with a method that lists the elements (`SetAlgebra` itself cannot); the default `bridge` is a
 /// ``SetAlgebraBridge``, which reads the elements back with `SetAlgebra`'s `init(_:)` from a sequence. The
 /// requirement is the one sindresorhus/Defaults makes of its `Defaults.SetAlgebraSerializable`, so a
 /// conformance moves over by renaming the protocol.

@@ -79,9 +79,9 @@ extension DefaultsSerializable {
     /// ```
     @inlinable
     public static func value(fromStoredForm stored: PropertyListValue) throws -> Self? {
-        guard Bridge.Value.self == Self.self else { throw bridgeOfAnotherType() }
         guard let value = try bridge.deserialize(stored) else { return nil }
-        return unsafeBitCast(value, to: Self.self)
+        guard let same = value as? Self else { throw bridgeOfAnotherType() }
+        return same
     }
 
     @usableFromInline

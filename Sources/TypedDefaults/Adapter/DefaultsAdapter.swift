@@ -411,7 +411,7 @@ extension DefaultsAdapter {
     }
 
     @usableFromInline
-    func reportWriteFailure(_ error: DefaultsError, key: String) {
+    func reportWriteFailure(_ error: DefaultsError, key: String?) {
         report(.writeFailed, key: key, message: error.description)
     }
 
@@ -503,7 +503,7 @@ extension DefaultsAdapter {
 
     private func report(
         _ kind: DefaultsDiagnostic.Kind,
-        key: String,
+        key: String?,
         message: String,
         oncePerProcess: Bool = false
     ) {
@@ -549,7 +549,7 @@ extension DefaultsAdapter {
         do {
             try write(.checked(key.name, nil), key: key.name)
         } catch {
-            report(.writeFailed, key: key.name, message: error.description)
+            reportWriteFailure(error, key: key.name)
         }
     }
 
@@ -591,10 +591,7 @@ extension DefaultsAdapter {
             let batch = DefaultsBatch(writes: Dictionary(names.map { ($0, nil) }) { first, _ in first })
             try write(batch, key: nil, noted: true)
         } catch {
-            DefaultsDiagnostics.report(
-                DefaultsDiagnostic(kind: .writeFailed, suite: suiteName, key: nil, message: error.description),
-                oncePerProcess: false
-            )
+            reportWriteFailure(error, key: nil)
         }
     }
 
@@ -630,10 +627,7 @@ extension DefaultsAdapter {
         do {
             try write(DefaultsBatch(removesAll: true), key: nil)
         } catch {
-            DefaultsDiagnostics.report(
-                DefaultsDiagnostic(kind: .writeFailed, suite: suiteName, key: nil, message: error.description),
-                oncePerProcess: false
-            )
+            reportWriteFailure(error, key: nil)
         }
     }
 }

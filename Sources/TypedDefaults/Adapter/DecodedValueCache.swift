@@ -18,63 +18,33 @@ final class DecodedValueCache: Sendable {
         /// The stored value the value was decoded from.
         @exclusivity(unchecked) @usableFromInline var source: PropertyListValue?
         @exclusivity(unchecked) @usableFromInline var decoded: AnyDecodedValue?
-        /// The key's name, kept alive so that its bytes stand for it in the table of recent slots.
-        let name: String
 
-        init(name: String) { self.name = name }
+        init() {}
     }
 
     @usableFromInline
     struct State: Sendable {
         /// Slots stay once made (dropping a value empties its slot), so the properties holding them stay
         /// connected; there is one per key name read through a costly bridge or a cached property.
-        @usableFromInline var slots: [String: Slot] = [:]
+        @usableFromInline var slots: [String: Slot] = [:] {
+            didSet { slotsSerial &+= 1 }
+        }
+        /// Counts the changes of `slots`, so that an answer in `recent` is trusted only while it is current.
+        @usableFromInline var slotsSerial: UInt64 = 0
+        @usableFromInline var recent = RecentLookups<Slot?>()
         /// Counts dropped values, so that a value decoded before a drop is not kept after it.
         @usableFromInline var generation: UInt64 = 0
-        /// The slots found last, by the bits of their key's name: see ``slot(named:)``.
-        @usableFromInline var recent = [RecentSlot](repeating: RecentSlot(), count: DecodedValueCache.recentCount)
 
         /// The slot of `key`, if there is one.
-        ///
-        /// Hashing the name for the dictionary would cost more than the rest of a read. A key's name is
-        /// usually a literal, the same 16 bytes on every read, so a table indexed by those bytes finds it
-        /// first. Two strings with the same 16 bytes hold the same text while both are alive (that is how
-        /// Swift's own `==` starts), and the table keeps the name it indexed alive.
         @usableFromInline
         mutating func slot(named key: String) -> Slot? {
-            let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
-            let index = Self.recentIndex(bits)
-            if recent[index].bits == bits, recent[index].name != nil { return recent[index].slot }
+            if let slot = recent.answer(for: key, serial: slotsSerial) { return slot }
             // Found or not, the answer is kept: most writes are of keys that have no slot.
             let slot = slots[key]
-            recent[index] = RecentSlot(bits: bits, name: key, slot: slot)
+            recent.remember(slot, for: key, serial: slotsSerial)
             return slot
         }
-
-        @usableFromInline
-        static func recentIndex(_ bits: (UInt64, UInt64)) -> Int {
-            Int(truncatingIfNeeded: ((bits.0 ^ bits.1) &* 0x9E37_79B9_7F4A_7C15) >> 58)
-        }
-
-        /// Adds a slot for `key`; the table's answers that there is none are then out of date.
-        @usableFromInline
-        mutating func add(_ slot: Slot, forKey key: String) {
-            slots[key] = slot
-            for index in recent.indices where recent[index].slot == nil { recent[index] = RecentSlot() }
-        }
     }
-
-    /// The 16 bytes of a key's name, the name itself (kept alive, so no other string can have those bytes
-    /// meanwhile), and its slot, or `nil` for a key that has none.
-    @usableFromInline
-    struct RecentSlot: Sendable {
-        @usableFromInline var bits: (UInt64, UInt64) = (0, 0)
-        @usableFromInline var name: String?
-        @usableFromInline var slot: Slot?
-    }
-
-    /// Room for the slots found last: 64, a power of two the index above is shifted to.
-    static let recentCount = 64
 
     @usableFromInline let state = Locked(State())
 
@@ -94,8 +64,8 @@ final class DecodedValueCache: Sendable {
     func slot(forKey key: String) -> Slot {
         state.withLock { state in
             if let slot = state.slot(named: key) { return slot }
-            let slot = Slot(name: key)
-            state.add(slot, forKey: key)
+            let slot = Slot()
+            state.slots[key] = slot
             return slot
         }
     }
@@ -121,8 +91,8 @@ final class DecodedValueCache: Sendable {
             } else if let existing = state.slot(named: key) {
                 target = existing
             } else {
-                target = Slot(name: key)
-                state.add(target, forKey: key)
+                target = Slot()
+                state.slots[key] = target
             }
             target.source = source
             target.decoded = decoded

@@ -464,7 +464,10 @@ extension DefaultsAdapter {
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
     @inlinable
     func decode<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value {
-        decoded(stored, for: key) ?? key.defaultValue
+        // The default is read on a path of its own. Merged into one optional with the decoded value, a computed
+        // default's indirect result kept that optional in memory, which cost every read a retain and a release.
+        if let stored, let value = decoded(stored, for: key) { return value }
+        return key.defaultValue
     }
 
     /// The value a stored form stands for (the default when nothing is stored), or `nil`, with a diagnostic,
@@ -472,31 +475,31 @@ extension DefaultsAdapter {
     @inlinable
     func decoded<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value? {
         guard let stored else { return key.defaultValue }
-        let problem: String
+        return decoded(stored, for: key)
+    }
+
+    /// The value a stored form stands for, or `nil`, with a diagnostic, when it is not a `Value`.
+    @inlinable
+    func decoded<Value>(_ stored: PropertyListValue, for key: Key<Value>) -> Value? {
         do {
             if let value = try Value.value(fromStoredForm: stored) { return value }
-            problem = ""
+            reportMismatch(stored, for: key, error: nil)
         } catch {
-            problem = " (\(error))"
+            reportMismatch(stored, for: key, error: error)
         }
-        reportMismatch(
-            key: key.name,
-            found: stored,
-            expected: "\(Value.self)",
-            problem: problem,
-            defaultValue: key.defaultDescription
-        )
         return nil
     }
 
+    /// Reports a stored value that is not a `Value`; kept out of line, so that every read that inlines
+    /// ``decoded(_:for:)-(PropertyListValue,_)`` stays small.
     @usableFromInline
-    func reportMismatch(key: String, found: PropertyListValue, expected: String, problem: String, defaultValue: String)
-    {
+    func reportMismatch<Value>(_ stored: PropertyListValue, for key: Key<Value>, error: (any Error)?) {
+        let problem = error.map { " (\($0))" } ?? ""
         report(
             .storedValueMismatch,
-            key: key,
-            message: "\(String(reflecting: key)) holds \(found.summary), expected \(expected)\(problem); "
-                + "reading the default \(defaultValue) and leaving the stored value as it is",
+            key: key.name,
+            message: "\(String(reflecting: key.name)) holds \(stored.summary), expected \(Value.self)\(problem); "
+                + "reading the default \(key.defaultDescription) and leaving the stored value as it is",
             oncePerProcess: true
         )
     }

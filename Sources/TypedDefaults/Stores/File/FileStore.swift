@@ -61,7 +61,10 @@ public final class FileStore: DefaultsStore {
     struct State: Sendable {
         /// The file's values, as last read or written.
         var stored: [String: PropertyListValue] = [:] {
-            didSet { storedSerial &+= 1 }
+            didSet {
+                storedSerial &+= 1
+                readSerial &+= 1
+            }
         }
         /// Counts the replacements of `stored`, so that work done on a copy outside the lock can tell whether the
         /// copy is still current when it comes back.
@@ -70,9 +73,17 @@ public final class FileStore: DefaultsStore {
         var loaded = false
         var lastCheck: UInt64 = 0
         var reloadScheduled = false
-        var pending: [String: PendingWrite] = [:]
+        var pending: [String: PendingWrite] = [:] {
+            didSet { readSerial &+= 1 }
+        }
         /// The generation of a pending `removeAll`, which the next flush applies before `pending`.
-        var pendingClear: UInt64?
+        var pendingClear: UInt64? {
+            didSet { readSerial &+= 1 }
+        }
+        /// Counts the changes of what reads return (`stored`, `pending`, `pendingClear`), so that an answer
+        /// in `recentReads` is trusted only while it is current.
+        var readSerial: UInt64 = 0
+        var recentReads = RecentLookups<ReadPlace>()
         var generation: UInt64 = 0
         /// Why the file could not be used at the last look, for `checkFile()`.
         var problem: DefaultsError?
@@ -177,7 +188,7 @@ public final class FileStore: DefaultsStore {
         let found = state.withLock { state -> PropertyListValue?? in
             guard state.loaded else { return .none }
             if now &- state.lastCheck >= Self.freshnessInterval { reload = Self.claimReload(&state, now: now) }
-            return .some(Self.lookup(key, in: state))
+            return .some(Self.read(key, in: &state))
         }
         if reload { queue.async { [self] in reloadNow() } }
         if let found { return found }
@@ -202,11 +213,42 @@ public final class FileStore: DefaultsStore {
         if claimed { queue.async { [self] in reloadNow() } }
     }
 
+    /// Where a read finds its value; valid while the state's `readSerial` is unchanged.
+    ///
+    /// Places rather than values, so that what `recentReads` remembers never keeps a value alive.
+    enum ReadPlace: Sendable {
+        case nowhere
+        case pending(Dictionary<String, PendingWrite>.Index)
+        case stored(Dictionary<String, PropertyListValue>.Index)
+    }
+
+    /// What a read of `key` returns, found without hashing `key` when it was read last.
+    static func read(_ key: String, in state: inout State) -> PropertyListValue? {
+        if let place = state.recentReads.answer(for: key, serial: state.readSerial) {
+            return value(at: place, in: state)
+        }
+        let place = place(of: key, in: state)
+        state.recentReads.remember(place, for: key, serial: state.readSerial)
+        return value(at: place, in: state)
+    }
+
     /// What a read of `key` returns: a pending write's value, else the file's.
     static func lookup(_ key: String, in state: State) -> PropertyListValue? {
-        if !state.pending.isEmpty, let pending = state.pending[key] { return pending.value }
-        if state.pendingClear != nil { return nil }
-        return state.stored[key]
+        value(at: place(of: key, in: state), in: state)
+    }
+
+    static func place(of key: String, in state: State) -> ReadPlace {
+        if !state.pending.isEmpty, let index = state.pending.index(forKey: key) { return .pending(index) }
+        if state.pendingClear != nil { return .nowhere }
+        return state.stored.index(forKey: key).map(ReadPlace.stored) ?? .nowhere
+    }
+
+    static func value(at place: ReadPlace, in state: State) -> PropertyListValue? {
+        switch place {
+        case .nowhere: nil
+        case .pending(let index): state.pending.values[index].value
+        case .stored(let index): state.stored.values[index]
+        }
     }
 
     /// What reads of `keys` return, keyed by name; keys that read as absent are left out.

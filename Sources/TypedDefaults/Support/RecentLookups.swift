@@ -5,6 +5,9 @@
 /// strings with the same 16 bytes hold the same text while both are alive (that is how Swift's own `==`
 /// starts), and the table keeps each name it holds alive.
 ///
+/// Only literals and names short enough to be kept inline (15 UTF-8 bytes or fewer) are remembered: a longer
+/// name built at run time has new storage, so new bytes, each time, and remembering it would only cost.
+///
 /// An answer counts only while what it was looked up in is unchanged: the owner passes a serial that changes
 /// with every change of it, and an answer remembered under another serial is looked up again.
 @usableFromInline
@@ -36,7 +39,7 @@ struct RecentLookups<Answer: Sendable>: Sendable {
     /// The answer remembered for `name` under `serial`, if there is one.
     @inlinable
     func answer(for name: String, serial: UInt64) -> Answer? {
-        let bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        guard let bits = Self.bits(of: name) else { return nil }
         let index = Self.index(bits)
         guard entries[index].bits == bits, entries[index].serial == serial else { return nil }
         return entries[index].answer
@@ -45,8 +48,17 @@ struct RecentLookups<Answer: Sendable>: Sendable {
     /// Remembers the answer for `name`, found under `serial`, in place of another name's.
     @inlinable
     mutating func remember(_ answer: Answer, for name: String, serial: UInt64) {
-        let bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        // The top bit marks an immortal string: a literal, or one short enough to be kept inline.
+        guard let bits = Self.bits(of: name), bits.1 >> 63 == 1 else { return }
         entries[Self.index(bits)] = Entry(bits: bits, name: name, serial: serial, answer: answer)
+    }
+
+    /// The 16 bytes of `name`; `nil` where a string has another size (watchOS on arm64_32), so the table is
+    /// never used there.
+    @inlinable
+    static func bits(of name: String) -> (UInt64, UInt64)? {
+        guard MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size else { return nil }
+        return unsafeBitCast(name, to: (UInt64, UInt64).self)
     }
 
     @inlinable

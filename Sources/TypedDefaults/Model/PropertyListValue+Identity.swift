@@ -9,7 +9,7 @@ extension PropertyListValue {
     /// PropertyListValue.double(-0.0).isIdentical(to: .double(0.0))   // false, though they are ==
     /// ```
     public func isIdentical(to other: PropertyListValue) -> Bool {
-        if hasSameRepresentation(as: other) { return true }
+        if haveSameRepresentation(self, other) { return true }
         return switch (self, other) {
         case (.string(let lhs), .string(let rhs)): lhs.hasIdenticalBytes(to: rhs)
         case (.double(let lhs), .double(let rhs)): lhs.bitPattern == rhs.bitPattern
@@ -42,26 +42,22 @@ extension PropertyListValue? {
     }
 }
 
-extension PropertyListValue {
-    /// Whether both are the very same bits: the same case with the same number, or with the same storage
-    /// (a string, data, array or dictionary shared by both, as a kept copy is), so identical at once.
-    ///
-    /// Different bits prove nothing (equal contents in different storage, or a short payload beside unused
-    /// bytes), so this only answers yes quickly.
-    private func hasSameRepresentation(as other: PropertyListValue) -> Bool {
-        withUnsafeBytes(of: self) { lhs in
-            withUnsafeBytes(of: other) { rhs in memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0 }
-        }
+/// Whether `lhs` and `rhs` are the very same bits: the same case with the same number, or with the same storage
+/// (a string, data, array or dictionary shared by both, as a kept copy is), so identical at once.
+///
+/// Different bits prove nothing (equal contents in different storage, or a short payload beside unused bytes),
+/// so this only answers yes quickly. Compared as bytes of whatever size the type has on the platform.
+private func haveSameRepresentation<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+    withUnsafeBytes(of: lhs) { lhs in
+        withUnsafeBytes(of: rhs) { rhs in memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0 }
     }
 }
 
 extension String {
     /// Whether both hold the same UTF-8 bytes; immediate when they share storage, as a kept copy does.
     fileprivate func hasIdenticalBytes(to other: String) -> Bool {
-        // The same storage (or the same small string) is the same 16 bytes, as Swift's own `==` checks first.
-        if unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self) {
-            return true
-        }
+        // The same storage (or the same small string) is the same bits, as Swift's own `==` checks first.
+        if haveSameRepresentation(self, other) { return true }
         var lhs = self
         var rhs = other
         return lhs.withUTF8 { lhs in

@@ -82,6 +82,43 @@ struct RecentReadsTests {
         checkReads(Array(numbers), after: "the whole run")
     }
 
+    @Test("readers on other threads never see a key go back while a writer counts it up and flushes run")
+    func concurrentReadersSeeNoOldValue() throws {
+        let suite = IsolatedSuite(writePolicy: .coalesced(within: .seconds(60)))
+        let store = try FileStore.suite(suite.name, directory: suite.directory.url)
+        let names = ["alpha", "beta", "gamma", "a-rather-long-literal-key-name-for-the-table"]
+        let last: Int64 = 3_000
+        let wentBack = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            switch worker {
+            case 0:
+                for count in 1...last {
+                    for name in names { _ = try? store.apply(DefaultsBatch(writes: [name: .integer(count)])) }
+                    if count % 500 == 0 { try? store.flush() }
+                }
+            case 1:
+                for _ in 0..<200 { try? store.flush() }
+            default:
+                var seen = Dictionary(uniqueKeysWithValues: names.map { ($0, Int64(0)) })
+                let deadline = ContinuousClock.now + .seconds(60)
+                while seen.values.contains(where: { $0 < last }) {
+                    guard ContinuousClock.now < deadline else {
+                        wentBack.withLock { $0.append("never saw every key reach \(last): \(seen)") }
+                        break
+                    }
+                    for name in names {
+                        guard case .integer(let count)? = store.value(forKey: name) else { continue }
+                        if count < seen[name]! {
+                            wentBack.withLock { $0.append("\(name): \(seen[name]!) then \(count)") }
+                        }
+                        seen[name] = count
+                    }
+                }
+            }
+        }
+        #expect(wentBack.withLock { $0 }.isEmpty)
+    }
+
     @Test("a removed value is not kept alive by the table, and a read after a removal finds nothing")
     func removedValueIsNotKept() throws {
         let suite = IsolatedSuite(writePolicy: .coalesced(within: .seconds(60)))

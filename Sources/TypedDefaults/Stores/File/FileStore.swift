@@ -73,6 +73,10 @@ public final class FileStore: DefaultsStore {
         var loaded = false
         var lastCheck: UInt64 = 0
         var reloadScheduled = false
+        /// Whether a read came since the last check began, and whether the next check is already set to run
+        /// 50 ms after the last one: see ``followReads()``.
+        var readSinceCheck = false
+        var followUpScheduled = false
         var pending: [String: PendingWrite] = [:] {
             didSet { readSerial &+= 1 }
         }
@@ -98,6 +102,9 @@ public final class FileStore: DefaultsStore {
         /// How many times this storage wrote the file, and read it.
         var fileWrites = 0
         var fileReads = 0
+        /// How many checks for another process's write ran, and how many of them a read started itself.
+        var checks = 0
+        var checksStartedByReads = 0
         /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
         var pendingBackup: (data: [UInt8], version: SuiteFile.Version)?
         /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
@@ -187,7 +194,11 @@ public final class FileStore: DefaultsStore {
         var reload = false
         let found = state.withLock { state -> PropertyListValue?? in
             guard state.loaded else { return .none }
-            if now &- state.lastCheck >= Self.freshnessInterval { reload = Self.claimReload(&state, now: now) }
+            state.readSinceCheck = true
+            if now &- state.lastCheck >= Self.freshnessInterval, Self.claimReload(&state, now: now) {
+                reload = true
+                state.checksStartedByReads += 1
+            }
             return .some(Self.read(key, in: &state))
         }
         if reload { queue.async { [self] in reloadNow() } }
@@ -196,9 +207,11 @@ public final class FileStore: DefaultsStore {
         return state.withLock { Self.lookup(key, in: $0) }
     }
 
-    /// Whether the copy is due for a check, and no check is underway; marks one as underway.
+    /// Whether the copy is due for a check, and no check is underway or set to follow; marks one as underway.
     static func claimReload(_ state: inout State, now: UInt64) -> Bool {
-        guard now &- state.lastCheck >= freshnessInterval, !state.reloadScheduled else { return false }
+        guard now &- state.lastCheck >= freshnessInterval, !state.reloadScheduled, !state.followUpScheduled else {
+            return false
+        }
         state.lastCheck = now
         state.reloadScheduled = true
         return true
@@ -371,8 +384,10 @@ public final class FileStore: DefaultsStore {
             // A check already running when the exit flush starts finishes first (the flush waits for the file
             // lock); one that would start after it does not start.
             guard !Self.isExiting.withLock({ $0 }) else { return }
+            defer { followReads() }
             let (known, base) = state.withLock { state in
                 state.reloadScheduled = false
+                state.checks += 1
                 // A file that could not be read is tried again even if unchanged (its permissions may be).
                 let known = state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
                 return (known, state.loaded ? StoredBase(values: state.stored, serial: state.storedSerial) : nil)
@@ -394,6 +409,30 @@ public final class FileStore: DefaultsStore {
             } catch {
                 swapIn(.failure(error))
             }
+        }
+    }
+
+    /// Sets the next check to run 50 ms from now if reads came since this one began, so that a steady stream
+    /// of reads never wakes a thread itself.
+    ///
+    /// A read that finds the copy stale could start the check (`queue.async`), but waking a thread from the
+    /// reading thread lets the scheduler hand that thread's core to the woken one in the middle of the read:
+    /// on a busy machine that read then waits milliseconds for a core. A timer wakes the check instead, for as
+    /// long as reads keep coming; after a quiet interval the next stale read starts one again.
+    func followReads() {
+        let follow = state.withLock { state in
+            guard state.readSinceCheck, !state.followUpScheduled else { return false }
+            state.readSinceCheck = false
+            state.followUpScheduled = true
+            return true
+        }
+        guard follow else { return }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.freshnessInterval))) { [self] in
+            let due = state.withLock { state in
+                state.followUpScheduled = false
+                return state.readSinceCheck
+            }
+            if due { reloadNow() }
         }
     }
 

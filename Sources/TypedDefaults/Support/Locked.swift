@@ -2,14 +2,14 @@ import Foundation
 
 /// A value that is only reached while holding a lock.
 ///
-/// Built on `NSLock` (a pthread mutex) rather than the Synchronization module's `Mutex`: on Linux `Mutex`
-/// waits on a futex that ThreadSanitizer cannot see, so `swift test --sanitize=thread` would report every
-/// use of it as a race.
+/// Built on a pthread mutex rather than the Synchronization module's `Mutex`: on Linux `Mutex` waits on a
+/// futex that ThreadSanitizer cannot see, so `swift test --sanitize=thread` would report every use of it as a
+/// race.
 @usableFromInline
 final class Locked<State: Sendable>: @unchecked Sendable {
     // `state` is only read or written while holding `lock`, which also rules out overlapping accesses: the
     // run-time exclusivity check would only add to every use.
-    @usableFromInline let lock = NSLock()
+    @usableFromInline let lock = ShortLock()
     @exclusivity(unchecked) @usableFromInline var state: State
 
     @usableFromInline
@@ -24,3 +24,39 @@ final class Locked<State: Sendable>: @unchecked Sendable {
         return try body(&state)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+
+/// A mutex for sections that take nanoseconds: a thread that finds it held spins briefly before sleeping.
+///
+/// With a mutex that puts a waiting thread to sleep at once, the holder's unlock has to wake it, and on a
+/// busy machine the scheduler can give the woken thread the unlocking thread's core: a read that met a write
+/// on the lock then waited milliseconds for a core. Spinning lets the waiter take the lock when it is
+/// released, with no one to wake.
+@usableFromInline
+final class ShortLock: @unchecked Sendable {
+    // The mutex is only used through pthread calls, which are thread-safe.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    @inlinable func lock() { pthread_mutex_lock(mutex) }
+    @inlinable func unlock() { pthread_mutex_unlock(mutex) }
+}
+#else
+// Darwin's and Musl's mutexes; NSLock is a pthread mutex too.
+@usableFromInline typealias ShortLock = NSLock
+#endif

@@ -8,9 +8,10 @@ import Foundation
 /// This is the store behind `DefaultsAdapter(suiteName:)` and ``Defaults``; one instance serves every
 /// adapter on the same file in the process.
 ///
-/// Reads come from an in-memory copy of the file and never wait for the file: a read that finds the copy
-/// older than `freshnessInterval` (50 ms) starts a check in the background, which reads and parses a changed file
-/// outside the lock readers take and then swaps the new copy in. Writes go to the copy at once and to the
+/// Reads come from an in-memory copy of the file and never wait for the file: a copy older than
+/// `freshnessInterval` (50 ms) is checked in the background, which reads and parses a changed file outside the
+/// lock readers take and then swaps the new copy in. The first stale read after a quiet interval starts the
+/// check; while reads keep coming, a timer starts the next ones (see ``followReads()``). Writes go to the copy at once and to the
 /// file when flushed: under the suite's file lock, the current file is read, this process's changes are
 /// applied on top key by key, and the result replaces the file atomically. Nothing is dropped because it
 /// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried. Both ends cost
@@ -169,8 +170,18 @@ public final class FileStore: DefaultsStore {
     func readFile() throws(DefaultsError) -> SuiteFile.Contents {
         defer { state.withLock { $0.fileReads += 1 } }
         let contents = try file.readSettled(basis: readingBasis())
-        if case .values(_, let version, let newImage?) = contents { image.withLock { $0 = (newImage, version) } }
+        if case .values(_, let version, let newImage?) = contents { keepImage(newImage, of: version) }
         return contents
+    }
+
+    /// Sets the file's image; the one it replaces is freed after the lock, since freeing a large file's takes
+    /// hundreds of microseconds.
+    func keepImage(_ newImage: PropertyListXML.Image, of version: SuiteFile.Version) {
+        let replaced = image.withLock { image in
+            defer { image = (newImage, version) }
+            return image
+        }
+        _ = replaced
     }
 
     /// The file's image and the values it holds, when this process holds both for the same version.
@@ -629,13 +640,15 @@ public final class FileStore: DefaultsStore {
                     base.updating(Dictionary(written.map { ($0.key, $0.newValue) }, uniquingKeysWith: { $1 }))
                 } ?? PropertyListXML.Image(values)
             guard let (version, writeCount) = try file.write(bytes.bytes, holding: lock) else { return nil }
-            image.withLock { $0 = (bytes, version) }
+            keepImage(bytes, of: version)
             let data = bytes.bytes
-            let scheduleBackup = state.withLock { state in
+            // The backup bytes replaced are freed after the lock, as a replaced image is.
+            let replacedBackup = state.withLock { state in
                 state.fileWrites += 1
                 defer { state.pendingBackup = (data, version) }
-                return state.pendingBackup == nil
+                return state.pendingBackup
             }
+            let scheduleBackup = replacedBackup == nil
             // A little later, so that a burst of immediate writes makes one copy, not one each.
             if scheduleBackup { queue.asyncAfter(deadline: .now() + 0.05) { [self] in writeBackup() } }
             return (

@@ -11,7 +11,7 @@ import Foundation
 /// Reads come from an in-memory copy of the file and never wait for the file: a copy older than
 /// `freshnessInterval` (50 ms) is checked in the background, which reads and parses a changed file outside the
 /// lock readers take and then swaps the new copy in. The first stale read after a quiet interval starts the
-/// check; while reads keep coming, a timer starts the next ones (see ``followReads()``). Writes go to the copy at once and to the
+/// check; while reads keep coming, a timer starts the next ones. Writes go to the copy at once and to the
 /// file when flushed: under the suite's file lock, the current file is read, this process's changes are
 /// applied on top key by key, and the result replaces the file atomically. Nothing is dropped because it
 /// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried. Both ends cost

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 @testable import TypedDefaults
 
 /// A read that finds the copy stale starts a check for another process's write; these tests hold the checks
@@ -49,3 +51,5 @@ struct FreshnessChecksTests {
         #expect(store.state.withLock { $0.checks } == settled, "checks went on without reads")
     }
 }
+
+#endif

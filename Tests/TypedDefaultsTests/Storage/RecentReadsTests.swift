@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
+
 @testable import TypedDefaults
 import TypedDefaultsTestSupport
 
@@ -147,3 +149,5 @@ struct RecentReadsTests {
         #expect(weakMarker == nil, "the removed value is still alive")
     }
 }
+
+#endif

@@ -44,6 +44,16 @@ struct FreshnessChecksTests {
         #expect((5...40).contains(checks), "\(checks) checks in one second of reads")
         #expect(started <= 3, "reads started \(started) of \(checks) checks themselves")
 
+        // Threads reading as fast as they can, the file unchanged: the timer's checks leave no gap in which a
+        // read finds the copy stale and starts one itself.
+        let startedBeforeBusy = store.state.withLock { $0.checksStartedByReads }
+        let busyEnd = ContinuousClock.now + .seconds(1)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            while ContinuousClock.now < busyEnd { _ = store.value(forKey: "k") }
+        }
+        let startedBusy = store.state.withLock { $0.checksStartedByReads } - startedBeforeBusy
+        #expect(startedBusy <= 1, "reads on four threads started \(startedBusy) checks themselves in 1 s")
+
         // Once reads stop, the timer stops after one more look.
         Thread.sleep(forTimeInterval: 0.3)
         let settled = store.state.withLock { $0.checks }

@@ -75,7 +75,7 @@ public final class FileStore: DefaultsStore {
         var lastCheck: UInt64 = 0
         var reloadScheduled = false
         /// Whether a read came since the last check began, and whether the next check is already set to run
-        /// 50 ms after the last one: see ``followReads()``.
+        /// 50 ms after the last one: see ``followReads(_:)``.
         var readSinceCheck = false
         var followUpScheduled = false
         var pending: [String: PendingWrite] = [:] {
@@ -395,10 +395,13 @@ public final class FileStore: DefaultsStore {
             // A check already running when the exit flush starts finishes first (the flush waits for the file
             // lock); one that would start after it does not start.
             guard !Self.isExiting.withLock({ $0 }) else { return }
-            defer { followReads() }
+            var wasRead = false
+            defer { followReads(wasRead) }
             let (known, base) = state.withLock { state in
                 state.reloadScheduled = false
                 state.checks += 1
+                wasRead = state.readSinceCheck
+                state.readSinceCheck = false
                 // A file that could not be read is tried again even if unchanged (its permissions may be).
                 let known = state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
                 return (known, state.loaded ? StoredBase(values: state.stored, serial: state.storedSerial) : nil)
@@ -423,17 +426,17 @@ public final class FileStore: DefaultsStore {
         }
     }
 
-    /// Sets the next check to run 50 ms from now if reads came since this one began, so that a steady stream
-    /// of reads never wakes a thread itself.
+    /// Sets the next check to run 50 ms from now if reads came just before this one began (`wasRead`) or
+    /// since, so that a steady stream of reads never wakes a thread itself.
     ///
     /// A read that finds the copy stale could start the check (`queue.async`), but waking a thread from the
     /// reading thread lets the scheduler hand that thread's core to the woken one in the middle of the read:
-    /// on a busy machine that read then waits milliseconds for a core. A timer wakes the check instead, for as
-    /// long as reads keep coming; after a quiet interval the next stale read starts one again.
-    func followReads() {
+    /// on a busy machine that read then waits milliseconds for a core. A timer starts the check instead, for as
+    /// long as reads keep coming, and claims it as a read would, so no read starts another meanwhile; once a
+    /// whole interval passes without a read, the timer stops, and the next stale read starts a check again.
+    func followReads(_ wasRead: Bool) {
         let follow = state.withLock { state in
-            guard state.readSinceCheck, !state.followUpScheduled else { return false }
-            state.readSinceCheck = false
+            guard wasRead || state.readSinceCheck, !state.followUpScheduled else { return false }
             state.followUpScheduled = true
             return true
         }
@@ -441,7 +444,10 @@ public final class FileStore: DefaultsStore {
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.freshnessInterval))) { [self] in
             let due = state.withLock { state in
                 state.followUpScheduled = false
-                return state.readSinceCheck
+                guard state.readSinceCheck, !state.reloadScheduled else { return false }
+                state.lastCheck = Self.now()
+                state.reloadScheduled = true
+                return true
             }
             if due { reloadNow() }
         }

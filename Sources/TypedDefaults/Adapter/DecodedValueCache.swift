@@ -83,8 +83,9 @@ final class DecodedValueCache: Sendable {
         from source: PropertyListValue,
         ifStill generation: UInt64
     ) {
-        state.withLock { state in
-            guard state.generation == generation else { return }
+        // What the slot held before is freed after the lock, as in ``forget(_:)``.
+        let replaced = state.withLock { state -> Slot.Contents? in
+            guard state.generation == generation else { return nil }
             let target: Slot
             if let slot {
                 target = slot
@@ -94,21 +95,29 @@ final class DecodedValueCache: Sendable {
                 target = Slot()
                 state.slots[key] = target
             }
-            target.source = source
-            target.decoded = decoded
+            defer { (target.source, target.decoded) = (source, decoded) }
+            return target.empty()
         }
+        _ = replaced
     }
 
     /// Drops what is kept for `key` (for every key, with `nil`).
+    ///
+    /// What was kept is freed after the lock, which every read of a kept value takes: freeing a large decoded
+    /// value takes long enough to be worth keeping a read from waiting for it.
     func forget(_ key: String?) {
-        state.withLock { state in
-            state.generation &+= 1
-            guard !state.slots.isEmpty else { return }
-            if let key {
-                state.slot(named: key)?.empty()
-            } else {
-                for slot in state.slots.values { slot.empty() }
+        if let key {
+            let dropped = state.withLock { state in
+                state.generation &+= 1
+                return state.slots.isEmpty ? nil : state.slot(named: key)?.empty()
             }
+            _ = dropped
+        } else {
+            let dropped = state.withLock { state in
+                state.generation &+= 1
+                return state.slots.values.map { $0.empty() }
+            }
+            _ = dropped
         }
     }
 }
@@ -123,9 +132,13 @@ extension DecodedValueCache.Slot {
         self.source?.isIdentical(to: source) ?? false
     }
 
-    fileprivate func empty() {
-        source = nil
-        decoded = nil
+    /// What a slot keeps: a stored value and the value decoded from it.
+    typealias Contents = (source: PropertyListValue?, decoded: AnyDecodedValue?)
+
+    /// Empties the slot; returns what it kept, for the caller to free after the cache's lock.
+    fileprivate func empty() -> Contents {
+        defer { (source, decoded) = (nil, nil) }
+        return (source, decoded)
     }
 }
 

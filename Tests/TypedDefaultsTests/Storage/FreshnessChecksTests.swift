@@ -7,7 +7,7 @@ import Testing
 
 /// A read that finds the copy stale starts a check for another process's write; these tests hold the checks
 /// to following the reads, on a timer, rather than each read waking a thread.
-@Suite("Checks for other processes' writes follow the reads", .needsFileStore)
+@Suite("Checks for other processes' writes follow the reads")
 struct FreshnessChecksTests {
     @Test(
         "a steady stream of reads sees another program's write, with checks a timer starts, and no more once reads stop"

@@ -10,7 +10,7 @@ import TypedDefaultsTestSupport
 ///
 /// A suite finds a key it read last by the bytes of its name, without hashing it. These tests try to make that
 /// table answer with a value that is gone, another key's value, or nothing for a key that has one.
-@Suite("Reads that skip hashing the name", .needsFileStore)
+@Suite("Reads that skip hashing the name")
 struct RecentReadsTests {
     /// The three kinds of names the table sees: a literal (the same bytes on every read), a short name built
     /// at run time (its text is its bytes), and a long one built at run time (new storage, new bytes, each time).

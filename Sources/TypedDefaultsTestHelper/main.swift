@@ -20,7 +20,7 @@
 //     TypedDefaultsTestHelper storm <suite>               immediate writes forever, printing each durable one
 //     TypedDefaultsTestHelper write-limited <suite> <bytes>           write past a file-size limit
 //     TypedDefaultsTestHelper observe-starved <suite> <spare>         observe with descriptors exhausted
-//     (and the hostile-conditions commands in HostileCommands.swift)
+//     (and the hostile-conditions commands in HostileCommands.swift, a process's edges in ProcessLifeCommands.swift)
 //     TypedDefaultsTestHelper write-pending <suite> <key> <value>     write (coalesced over an hour), then hang
 //     TypedDefaultsTestHelper write-pending-nohup <suite> <key> <value>   the same, ignoring SIGHUP
 //     TypedDefaultsTestHelper own-sigterm-before|own-sigterm-after <suite> <key> <value>
@@ -94,6 +94,7 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments.dropFirst()
 if let status = try runHostileCommand(Array(arguments)) { exit(status) }
+if let status = try runProcessLifeCommand(Array(arguments)) { exit(status) }
 switch arguments.first {
 case "write-matrix":
     guard let suite = arguments.dropFirst().first else { fail("write-matrix needs a suite name") }

@@ -412,7 +412,12 @@ extension DefaultsAdapter {
 
     @usableFromInline
     func reportWriteFailure(_ error: DefaultsError, key: String?) {
-        report(.writeFailed, key: key, message: error.description)
+        // While the process exits, nothing will try the write again.
+        let lost =
+            DefaultsShutdown.isExiting.withLock { $0 }
+            ? "; the process is exiting, so the write of \(key.map { String(reflecting: $0) } ?? "these keys") is lost"
+            : ""
+        report(.writeFailed, key: key, message: error.description + lost)
     }
 
     /// Applies `batch` to the store and makes it durable now or soon, as the policy says; an immediate write
@@ -428,7 +433,8 @@ extension DefaultsAdapter {
             _ = try store.apply(batch)
             decoded.forget(key)
         }
-        guard let delay = writePolicy.delay else {
+        // While the process exits, a write is flushed at once: the flush at exit may have run already.
+        guard let delay = writePolicy.delay, !DefaultsShutdown.isExiting.withLock({ $0 }) else {
             do {
                 try store.flush()
             } catch {

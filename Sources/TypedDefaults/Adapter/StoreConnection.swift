@@ -36,6 +36,8 @@ final class StoreConnection: Sendable {
     ///
     /// The scheduled flush holds the connection, and so the store, until it has run.
     func scheduleFlush(within delay: Duration) {
+        // In a child forked since, the flush the parent arranged runs there first.
+        BackgroundWork.resumeAfterFork()
         let schedule = flushes.withLock { state in
             if state.running {
                 state.requested = min(state.requested ?? delay, delay)
@@ -45,49 +47,40 @@ final class StoreConnection: Sendable {
             return !state.scheduled
         }
         guard schedule else { return }
-        DispatchQueue.global()
-            .asyncAfter(deadline: .now() + delay.timeInterval) { [self] in
-                flushes.withLock { state in
-                    state.scheduled = false
-                    state.running = true
-                }
-                let failure: DefaultsError?
-                do throws(DefaultsError) {
-                    try store.flush()
-                    failure = nil
-                } catch {
-                    failure = error
-                }
-                let (next, retry) = flushes.withLock { state -> (Duration?, Duration) in
-                    state.running = false
-                    defer { state.requested = nil }
-                    guard failure != nil else {
-                        state.retryDelay = .milliseconds(250)
-                        return (state.requested, state.retryDelay)
-                    }
-                    defer { state.retryDelay = min(state.retryDelay * 2, .seconds(30)) }
-                    return (state.retryDelay, state.retryDelay)
-                }
-                if let failure {
-                    DefaultsDiagnostics.report(
-                        DefaultsDiagnostic(
-                            kind: .writeFailed,
-                            suite: store.name,
-                            key: nil,
-                            message: "\(failure.description); trying again in \(retry)"
-                        ),
-                        oncePerProcess: false
-                    )
-                }
-                if let next { scheduleFlush(within: next) }
+        BackgroundWork.run(after: delay) { [self] in
+            flushes.withLock { state in
+                state.scheduled = false
+                state.running = true
             }
-    }
-}
-
-extension Duration {
-    /// Seconds, for Dispatch.
-    fileprivate var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
+            let failure: DefaultsError?
+            do throws(DefaultsError) {
+                try store.flush()
+                failure = nil
+            } catch {
+                failure = error
+            }
+            let (next, retry) = flushes.withLock { state -> (Duration?, Duration) in
+                state.running = false
+                defer { state.requested = nil }
+                guard failure != nil else {
+                    state.retryDelay = .milliseconds(250)
+                    return (state.requested, state.retryDelay)
+                }
+                defer { state.retryDelay = min(state.retryDelay * 2, .seconds(30)) }
+                return (state.retryDelay, state.retryDelay)
+            }
+            if let failure {
+                DefaultsDiagnostics.report(
+                    DefaultsDiagnostic(
+                        kind: .writeFailed,
+                        suite: store.name,
+                        key: nil,
+                        message: "\(failure.description); trying again in \(retry)"
+                    ),
+                    oncePerProcess: false
+                )
+            }
+            if let next { scheduleFlush(within: next) }
+        }
     }
 }

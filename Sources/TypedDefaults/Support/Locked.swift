@@ -34,23 +34,23 @@ import Glibc
 /// busy machine the scheduler can give the woken thread the unlocking thread's core: a read that met a write
 /// on the lock then waited milliseconds for a core. Spinning lets the waiter take the lock when it is
 /// released, with no one to wake.
+///
+/// Every one is listed in ``LockRegistry``, so that `fork()` finds none of them held in the child, and the
+/// termination-signal handler can tell whether the thread it interrupted holds one.
 @usableFromInline
 final class ShortLock: @unchecked Sendable {
-    // The mutex is only used through pthread calls, which are thread-safe.
+    // The mutex is only used through pthread calls, which are thread-safe; `node` is the registry's, under its
+    // own mutex.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let node: UnsafeMutablePointer<LockRegistry.Node>
 
     init() {
-        mutex = .allocate(capacity: 1)
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-        pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
+        node = LockRegistry.register()
+        mutex = LockRegistry.mutex(of: node)
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        LockRegistry.unregister(node)
     }
 
     @inlinable func lock() { pthread_mutex_lock(mutex) }

@@ -322,6 +322,6 @@ func finishes(within timeout: Double = 20, _ body: @escaping @Sendable () -> Voi
 }
 
 /// `kill(2)`, under a name that `Helper.Running.kill()` does not shadow.
-private func sendSignal(_ signal: Int32, to process: Int32) {
+func sendSignal(_ signal: Int32, to process: Int32) {
     kill(process, signal)
 }

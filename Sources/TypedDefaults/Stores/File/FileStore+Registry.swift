@@ -62,9 +62,6 @@ extension FileStore {
         registry.withLock { $0[path]?.storage }
     }
 
-    /// Whether the process is ending: set by the exit flush.
-    static let isExiting = Locked(false)
-
     /// Every suite open in this process.
     static var all: [FileStore] {
         registry.withLock { $0.values.compactMap(\.storage) }
@@ -85,7 +82,7 @@ extension FileStore {
     static func flushAllBeforeExit(atExit: Bool = true, starting: (String) -> Void = { _ in }) -> DefaultsError? {
         // From here on, no background check of a file starts: the process could end in the middle of one
         // (while it preserves a damaged file, say) and leave a partial copy behind.
-        if atExit { isExiting.withLock { $0 = true } }
+        if atExit { DefaultsShutdown.isExiting.withLock { $0 = true } }
         var first: DefaultsError?
         for storage in all {
             starting(storage.name)

@@ -41,11 +41,9 @@ public final class FileStore: DefaultsStore {
     /// Serializes this process's work on the file: writes, reloads and backups.
     ///
     /// The file lock does so across processes. Readers never take it.
-    let fileLock = NSLock()
+    let fileLock = ShortLock()
     /// Serializes the first read of the file, so that concurrent first readers parse it once.
-    let loadLock = NSLock()
-    /// Where flushes, reloads and backup copies run, off the callers' threads.
-    let queue: DispatchQueue
+    let loadLock = ShortLock()
     /// The file watch that reports other processes' writes while anyone observes.
     let watch = Locked<DirectoryWatcher.Registration?>(nil)
     /// The file as this process last wrote it, and its version.
@@ -139,7 +137,6 @@ public final class FileStore: DefaultsStore {
         let path = file.path
         self.changes = DefaultsStoreChanges { FileStore.registered(at: path)?.observersChanged() }
         self.state = Locked(State())
-        self.queue = DispatchQueue(label: "TypedDefaults.suite." + name)
     }
 
     deinit {
@@ -202,17 +199,21 @@ public final class FileStore: DefaultsStore {
         // The hot path: a lookup under the lock is all a read costs. A copy older than the freshness interval
         // is checked in the background, and this read returns the copy it has.
         let now = Self.now()
+        var stale = false
         var reload = false
         let found = state.withLock { state -> PropertyListValue?? in
             guard state.loaded else { return .none }
             state.readSinceCheck = true
-            if now &- state.lastCheck >= Self.freshnessInterval, Self.claimReload(&state, now: now) {
-                reload = true
-                state.checksStartedByReads += 1
+            if now &- state.lastCheck >= Self.freshnessInterval {
+                stale = true
+                if Self.claimReload(&state, now: now) {
+                    reload = true
+                    state.checksStartedByReads += 1
+                }
             }
             return .some(Self.read(key, in: &state))
         }
-        if reload { queue.async { [self] in reloadNow() } }
+        if stale { startCheck(reload) }
         if let found { return found }
         loadIfNeeded()
         return state.withLock { Self.lookup(key, in: $0) }
@@ -234,7 +235,14 @@ public final class FileStore: DefaultsStore {
             defer { state.reloadScheduled = true }
             return !state.reloadScheduled
         }
-        if claimed { queue.async { [self] in reloadNow() } }
+        if claimed { BackgroundWork.run { [self] in reloadNow() } }
+    }
+
+    /// Starts the check a stale read claimed, if it claimed one; in a child forked since the copy was last
+    /// checked, first resumes the checks the parent had arranged.
+    func startCheck(_ claimed: Bool) {
+        BackgroundWork.resumeAfterFork()
+        if claimed { BackgroundWork.run { [self] in reloadNow() } }
     }
 
     /// Where a read finds its value; valid while the state's `readSerial` is unchanged.
@@ -301,7 +309,7 @@ public final class FileStore: DefaultsStore {
         let (stored, pending, cleared, reload) = state.withLock { state in
             (state.stored, state.pending, state.pendingClear != nil, Self.claimReload(&state, now: Self.now()))
         }
-        if reload { queue.async { [self] in reloadNow() } }
+        startCheck(reload)
         return Self.effectiveValues(stored: stored, pending: pending, cleared: cleared)
     }
 
@@ -394,7 +402,7 @@ public final class FileStore: DefaultsStore {
             defer { fileLock.unlock() }
             // A check already running when the exit flush starts finishes first (the flush waits for the file
             // lock); one that would start after it does not start.
-            guard !Self.isExiting.withLock({ $0 }) else { return }
+            guard !DefaultsShutdown.isExiting.withLock({ $0 }) else { return }
             var wasRead = false
             defer { followReads(wasRead) }
             let (known, base) = state.withLock { state in
@@ -429,7 +437,7 @@ public final class FileStore: DefaultsStore {
     /// Sets the next check to run 50 ms from now if reads came just before this one began (`wasRead`) or
     /// since, so that a steady stream of reads never wakes a thread itself.
     ///
-    /// A read that finds the copy stale could start the check (`queue.async`), but waking a thread from the
+    /// A read that finds the copy stale could start the check (`BackgroundWork.run`), but waking a thread from the
     /// reading thread lets the scheduler hand that thread's core to the woken one in the middle of the read:
     /// on a busy machine that read then waits milliseconds for a core. A timer starts the check instead, for as
     /// long as reads keep coming, and claims it as a read would, so no read starts another meanwhile; once a
@@ -441,7 +449,7 @@ public final class FileStore: DefaultsStore {
             return true
         }
         guard follow else { return }
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.freshnessInterval))) { [self] in
+        BackgroundWork.run(after: .nanoseconds(Self.freshnessInterval)) { [self] in
             let due = state.withLock { state in
                 state.followUpScheduled = false
                 guard state.readSinceCheck, !state.reloadScheduled else { return false }
@@ -656,7 +664,7 @@ public final class FileStore: DefaultsStore {
             }
             let scheduleBackup = replacedBackup == nil
             // A little later, so that a burst of immediate writes makes one copy, not one each.
-            if scheduleBackup { queue.asyncAfter(deadline: .now() + 0.05) { [self] in writeBackup() } }
+            if scheduleBackup { BackgroundWork.run(after: .milliseconds(50)) { [self] in writeBackup() } }
             return (
                 outcome, Resolved(values: values, version: version, problem: nil, goodSince: version.modified),
                 written, writeCount, changed

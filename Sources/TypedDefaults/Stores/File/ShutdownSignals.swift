@@ -15,9 +15,19 @@ import Foundation
 ///
 /// Only a signal whose action is still the default when the first suite is opened is caught, so a program's
 /// own handling (a handler, `SIG_IGN`, a `DispatchSource`, swift-service-lifecycle), set before or after, is
-/// never overridden. The handler only writes the signal's number to a pipe; a thread of its own reads it,
+/// never overridden. The handler writes the signal's number to a pipe, and a thread of the library's reads it,
 /// flushes for at most ``deadline`` (a flush can wait for another process's file lock), then raises the
 /// signal again with its default action, so the process ends exactly as it would have, by that signal.
+///
+/// Meanwhile the thread the signal interrupted waits inside the handler, so no code of the program runs after
+/// the signal arrived: a `sleep`, `read` or `poll` it interrupted never returns early into the program, as it
+/// would not have without the library. The one exception is a thread interrupted while it holds one of the
+/// library's locks, which the flush needs: it returns to finish what it was doing (nanoseconds inside the
+/// library), and the process ends when the flush is done.
+///
+/// A child forked without `exec` inherits the handler, but not the thread: until the child next uses the
+/// library the handler ends it by the default action at once, and from then on it has a pipe and a thread of
+/// its own (``resumeAfterFork()``).
 enum ShutdownSignals {
     /// How long the flush may hold up the end: far below Docker's 10 s grace before SIGKILL, far above
     /// a normal flush (milliseconds), with room for a slow disk's `fdatasync`.
@@ -30,12 +40,28 @@ enum ShutdownSignals {
                 var current = sigaction()
                 return sigaction(signal, nil, &current) == 0 && current.handler == nil
             }
-        guard !signals.isEmpty else { return }
-        // Made before any handler can read it: from then on, reading the global is one atomic load.
-        let pipe = shutdownPipe
-        guard pipe.writeEnd >= 0 else { return }
-        startThread()
+        guard !signals.isEmpty, startListening() else { return }
+        pthread_atfork(nil, nil, stopListeningInChild)
+        BackgroundWork.onResumeAfterFork { _ = startListening() }
         for signal in signals { catchSignal(signal) }
+    }
+
+    /// Makes this process's pipe and starts the thread that reads it; `false` if either cannot be had.
+    private static func startListening() -> Bool {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return false }
+        // Not inherited by programs this one runs; and the handler never blocks on a full pipe.
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        let readEnd = ends[0]
+        guard BackgroundWork.startThread({ waitForSignal(on: readEnd) }) else {
+            close(ends[0])
+            close(ends[1])
+            return false
+        }
+        // Published last: the handler uses the pipe only once its reader runs.
+        shutdownPipe.pointee = ShutdownPipe(readEnd: ends[0], writeEnd: ends[1], owner: getpid())
+        return true
     }
 
     private static func catchSignal(_ signal: Int32) {
@@ -52,23 +78,10 @@ enum ShutdownSignals {
         if previous.handler != nil { sigaction(signal, &previous, nil) }
     }
 
-    /// Starts the thread that waits for a caught signal, with every signal blocked: it never runs a handler,
-    /// nor takes a signal the program waits for with `sigwait`.
-    private static func startThread() {
-        var all = sigset_t()
-        var saved = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_BLOCK, &all, &saved)
-        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-        let thread = Thread { waitForSignal() }
-        thread.name = "TypedDefaults.shutdown"
-        thread.start()
-    }
-
-    private static func waitForSignal() {
+    private static func waitForSignal(on readEnd: Int32) {
         var byte: UInt8 = 0
         while true {
-            let count = read(shutdownPipe.readEnd, &byte, 1)
+            let count = read(readEnd, &byte, 1)
             if count == 1 { break }
             if count < 0, errno == EINTR { continue }
             return
@@ -98,14 +111,37 @@ enum ShutdownSignals {
     }
 
     /// Runs `body` on a thread of its own and waits at most `seconds` for it; returns whether it finished.
+    ///
+    /// With no descriptors or threads to spare, `body` runs here, unbounded: a flush is worth more than the
+    /// bound.
     private static func runBounded(seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        Thread {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
             body()
-            done.signal()
+            return true
         }
-        .start()
-        return done.wait(timeout: .now() + seconds) == .success
+        defer { close(ends[0]) }
+        let writeEnd = ends[1]
+        let started = BackgroundWork.startThread {
+            body()
+            close(writeEnd)
+        }
+        guard started else {
+            close(writeEnd)
+            body()
+            return true
+        }
+        // The thread closes its end when done, which makes the read end readable (at its end of file).
+        var waiting = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            let milliseconds = Int32(left / .milliseconds(1)) + 1
+            let ready = poll(&waiting, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return false }
+        }
     }
 
     /// Ends the process by `signal`'s default action, as it would have ended without TypedDefaults.
@@ -134,34 +170,45 @@ enum ShutdownSignals {
 
 /// The pipe from the signal handler to the thread, and the process that made it.
 ///
-/// Made before any handler is installed and never changed, so the handler reads it without a lock: once a
-/// global is initialized, reading it is one atomic load (`swift_once`'s fast path).
-private let shutdownPipe = ShutdownPipe.make()
+/// Memory made once, before any handler is installed, so that the handler reads it without a lock (reading an
+/// initialized global is one atomic load); the pipe is set before the handler is, and again in a forked child
+/// before the child's handler can find it.
+// Written only before the handler can find it (at install, and in a child before the child's reader starts);
+// the handler only reads it, and a torn read finds no owner or no pipe, and ends the process by default.
+nonisolated(unsafe) private let shutdownPipe: UnsafeMutablePointer<ShutdownPipe> = {
+    let storage = UnsafeMutablePointer<ShutdownPipe>.allocate(capacity: 1)
+    storage.initialize(to: ShutdownPipe(readEnd: -1, writeEnd: -1, owner: 0))
+    return storage
+}()
 
-private struct ShutdownPipe: Sendable {
-    let readEnd: Int32
-    let writeEnd: Int32
-    let owner: pid_t
-
-    static func make() -> ShutdownPipe {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return ShutdownPipe(readEnd: -1, writeEnd: -1, owner: getpid()) }
-        // Not inherited by programs this one runs; and the handler never blocks on a full pipe.
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
-        return ShutdownPipe(readEnd: ends[0], writeEnd: ends[1], owner: getpid())
-    }
+private struct ShutdownPipe {
+    var readEnd: Int32
+    var writeEnd: Int32
+    /// The process whose thread reads the pipe; 0 for none.
+    var owner: pid_t
 }
 
-/// The handler: in signal context, so only async-signal-safe calls (`getpid`, `write`, `raise`, `sigaction`),
-/// no allocation, no lock, and `errno` left as it was.
+/// Forgets the parent's pipe in a child forked without exec.
+///
+/// A byte written to it would end the parent, and no thread reads it here. Only async-signal-safe calls, as
+/// after any fork.
+private func stopListeningInChild() {
+    let inherited = shutdownPipe.pointee
+    shutdownPipe.pointee = ShutdownPipe(readEnd: -1, writeEnd: -1, owner: 0)
+    if inherited.readEnd >= 0 { close(inherited.readEnd) }
+    if inherited.writeEnd >= 0 { close(inherited.writeEnd) }
+}
+
+/// The handler: in signal context, so only async-signal-safe calls (`getpid`, `write`, `raise`, `sigaction`,
+/// `sigsuspend`, uncontended mutex calls), no allocation, and `errno` left as it was.
 private func shutdownSignalHandler(_ signal: Int32) {
     let savedErrno = errno
     defer { errno = savedErrno }
     var byte = UInt8(truncatingIfNeeded: signal)
-    // A child forked without exec inherits the handler but not the thread that reads the pipe; and a pipe
-    // that cannot be written means no flush. Either way, end as by default (SA_RESETHAND restored it).
-    guard getpid() == shutdownPipe.owner, write(shutdownPipe.writeEnd, &byte, 1) == 1 else {
+    let current = shutdownPipe.pointee
+    // No thread of this process reads a pipe (a child forked without exec that has not used the library since),
+    // or the pipe cannot be written: no flush. End as by default (SA_RESETHAND restored it).
+    guard current.owner == getpid(), write(current.writeEnd, &byte, 1) == 1 else {
         raise(signal)
         return
     }
@@ -169,6 +216,15 @@ private func shutdownSignalHandler(_ signal: Int32) {
     restoreDefaultIfCaught(SIGTERM)
     restoreDefaultIfCaught(SIGINT)
     restoreDefaultIfCaught(SIGHUP)
+    // The program's code must not run on after the signal: this thread waits here until the flush ends the
+    // process, unless it holds a lock the flush needs.
+    guard !LockRegistry.currentThreadMayHoldALock() else { return }
+    var waiting = sigset_t()
+    sigfillset(&waiting)
+    sigdelset(&waiting, SIGTERM)
+    sigdelset(&waiting, SIGINT)
+    sigdelset(&waiting, SIGHUP)
+    while true { sigsuspend(&waiting) }
 }
 
 /// Gives `signal` its default action back if it is still caught by ``shutdownSignalHandler(_:)``: a handling

@@ -1,0 +1,268 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+import Synchronization
+
+/// Runs the library's work later, off the caller's thread: coalesced flushes, checks for other processes'
+/// writes, backup copies.
+///
+/// A thread of the library's own keeps the jobs in deadline order and starts each when it is due on a thread
+/// of its own (a flush can wait seconds for another process's file lock, and must not hold up the others).
+/// Not Dispatch: once a process has used libdispatch's threads, a child it forks without `exec` runs none of
+/// the work queued there, silently, and the child's writes would never reach the disk. Here the jobs are plain
+/// memory, carried over to the child whole (the list's lock is a ``ShortLock``, so it is free and the list
+/// intact there); the first use of the library in the child starts a timer thread again, and the jobs run.
+/// A job that was running in the parent at the fork runs again from its start in the child, where its thread
+/// is not there to finish it: so every job must be safe to run again (each is a check of what is left to do:
+/// a flush of what is pending, a reading of the file if it changed, a copy of the last version written).
+///
+/// Every thread started here blocks every signal: a signal meant for the program is never handled on a
+/// thread of the library's, and never interrupts its work.
+///
+/// ```swift
+/// BackgroundWork.run(after: .milliseconds(50)) { store.writeBackup() }
+/// ```
+enum BackgroundWork {
+    /// Runs `work` on a thread of the library's once `delay` has passed.
+    static func run(after delay: Duration = .zero, _ work: @escaping @Sendable () -> Void) {
+        timeline.add(Job(deadline: monotonicNow() &+ delay.nanoseconds, work: work))
+    }
+
+    /// In a child forked since the last call, starts the timer again, so that the jobs the parent left run
+    /// there, and runs what ``onResumeAfterFork(_:)`` asked for; otherwise costs two loads and a comparison.
+    static func resumeAfterFork() {
+        guard !timeline.isResumed(inFork: forkCount.pointee) else { return }
+        timeline.add(nil)
+    }
+
+    /// Runs `hook` in every child forked without `exec` from now on, the first time the library is used there
+    /// (the first write, or the first read of a stale copy).
+    static func onResumeAfterFork(_ hook: @escaping @Sendable () -> Void) {
+        timeline.addResumeHook(hook)
+    }
+
+    /// Starts `body` on a new detached thread that blocks every signal; `false` if no thread could be made.
+    @discardableResult
+    static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        var all = sigset_t()
+        var saved = sigset_t()
+        sigfillset(&all)
+        // The new thread inherits the mask in force when it is made.
+        pthread_sigmask(SIG_BLOCK, &all, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(
+            &thread,
+            &attributes,
+            { raw in
+                Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+                return nil
+            },
+            box
+        )
+        guard result == 0 else {
+            Unmanaged<Box>.fromOpaque(box).release()
+            return false
+        }
+        return true
+    }
+
+    fileprivate struct Job {
+        var deadline: UInt64
+        var work: @Sendable () -> Void
+        var id: UInt64 = 0
+    }
+
+    private static let timeline = Timeline()
+
+    /// Nanoseconds on the monotonic clock.
+    static func monotonicNow() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// Counts the forks this process came from, raised in each child before `fork()` returns there.
+    ///
+    /// Memory of its own, made once, so that the atfork handler only stores to it.
+    // Written only in a child's atfork handler, while the child has one thread.
+    nonisolated(unsafe) static let forkCount: UnsafeMutablePointer<UInt64> = {
+        let count = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        count.initialize(to: 0)
+        pthread_atfork(nil, nil, countFork)
+        return count
+    }()
+}
+
+private func countFork() {
+    BackgroundWork.forkCount.pointee &+= 1
+}
+
+/// The jobs waiting for their deadline, the jobs running, and the thread that waits for the next one.
+private final class Timeline: @unchecked Sendable {
+    // Every property but `lock` and `condition` is only used under `lock`; `condition` is paired with it.
+    private let lock = ShortLock()
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// Ordered by deadline, earliest last.
+    private var jobs: [BackgroundWork.Job] = []
+    /// The jobs started and not finished, by ID: a child forked meanwhile runs them again.
+    private var running: [UInt64: BackgroundWork.Job] = [:]
+    private var lastID: UInt64 = 0
+    /// The fork count of the process whose timer thread runs: the parent's thread is no timer in a child.
+    private var timerInFork: UInt64?
+    /// The fork count this process last resumed at.
+    private var resumedInFork: UInt64
+    private var resumeHooks: [@Sendable () -> Void] = []
+    /// The fork count, plus one, of the process whose timer runs and that has resumed: read without the lock.
+    private let resumed = Atomic<UInt64>(0)
+
+    init() {
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        resumedInFork = BackgroundWork.forkCount.pointee
+        Self.initialize(condition)
+    }
+
+    private static func initialize(_ condition: UnsafeMutablePointer<pthread_cond_t>) {
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    /// Whether the process with fork count `forks` has its timer running and has resumed its parent's work.
+    func isResumed(inFork forks: UInt64) -> Bool {
+        resumed.load(ordering: .acquiring) == forks &+ 1
+    }
+
+    func addResumeHook(_ hook: @escaping @Sendable () -> Void) {
+        lock.lock()
+        resumeHooks.append(hook)
+        lock.unlock()
+    }
+
+    /// Adds `job` (if any), makes sure a timer thread of this process waits for the earliest job, and in a
+    /// child forked since the last call, resumes the parent's work.
+    func add(_ job: BackgroundWork.Job?) {
+        let forks = BackgroundWork.forkCount.pointee
+        lock.lock()
+        var hooks: [@Sendable () -> Void] = []
+        if resumedInFork != forks {
+            // A child: the parent's threads are gone. The condition variable may still count the parent's
+            // waiting timer, and the jobs the parent was running are run again.
+            resumedInFork = forks
+            Self.initialize(condition)
+            let now = BackgroundWork.monotonicNow()
+            for var unfinished in running.values {
+                unfinished.deadline = now
+                insert(unfinished)
+            }
+            running.removeAll()
+            hooks = resumeHooks
+        }
+        var earliest = false
+        if let job {
+            insert(job)
+            earliest = jobs.last?.deadline == job.deadline
+        }
+        let start = timerInFork != forks
+        if start {
+            timerInFork = forks
+        } else if earliest {
+            pthread_cond_signal(condition)
+        }
+        lock.unlock()
+        if start {
+            if BackgroundWork.startThread({ [self] in waitForJobs() }) {
+                resumed.store(forks &+ 1, ordering: .releasing)
+            } else {
+                // No thread can be made now (a process or memory limit): the next call tries again.
+                lock.lock()
+                timerInFork = nil
+                lock.unlock()
+            }
+        }
+        for hook in hooks { hook() }
+    }
+
+    private func insert(_ job: BackgroundWork.Job) {
+        let index = jobs.firstIndex { $0.deadline <= job.deadline } ?? jobs.endIndex
+        jobs.insert(job, at: index)
+    }
+
+    private func waitForJobs() {
+        lock.lock()
+        while true {
+            let now = BackgroundWork.monotonicNow()
+            guard var next = jobs.last else {
+                pthread_cond_wait(condition, lock.mutex)
+                continue
+            }
+            if next.deadline > now {
+                var until = timespec(
+                    tv_sec: .init(next.deadline / 1_000_000_000),
+                    tv_nsec: .init(next.deadline % 1_000_000_000)
+                )
+                pthread_cond_timedwait(condition, lock.mutex, &until)
+                continue
+            }
+            jobs.removeLast()
+            lastID &+= 1
+            next.id = lastID
+            running[next.id] = next
+            lock.unlock()
+            let job = next
+            let run: @Sendable () -> Void = { [self] in
+                job.work()
+                lock.lock()
+                running[job.id] = nil
+                lock.unlock()
+            }
+            // A job that cannot have a thread of its own runs on this one.
+            if !BackgroundWork.startThread(run) { run() }
+            lock.lock()
+        }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, at least zero.
+    fileprivate var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+    }
+}
+#else
+/// Runs the library's work later, off the caller's thread (Dispatch's global queue here).
+enum BackgroundWork {
+    static func run(after delay: Duration = .zero, _ work: @escaping @Sendable () -> Void) {
+        let (seconds, attoseconds) = delay.components
+        DispatchQueue.global()
+            .asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18, execute: work)
+    }
+
+    static func resumeAfterFork() {}
+
+    static func onResumeAfterFork(_ hook: @escaping @Sendable () -> Void) {}
+
+    /// Starts `body` on a new thread; always `true`.
+    @discardableResult
+    static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        Thread.detachNewThread(body)
+        return true
+    }
+}
+#endif

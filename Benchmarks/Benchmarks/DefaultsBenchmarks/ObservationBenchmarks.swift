@@ -100,7 +100,7 @@ func registerObservationBenchmarks(smoke: Bool) {
                 probe.record(wallClockNanoseconds() - change.newValue)
             }
             let writer = Process()
-            writer.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+            writer.executableURL = Bundle.main.executableURL
             writer.arguments = []
             var environment = ProcessInfo.processInfo.environment
             environment[latencyWriterVariable] = "\(suite.directory.path)\n\(suite.suiteName)\n\(samples)"

@@ -186,11 +186,12 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         Self.withFoundation { storedValues() }
     }
 
-    /// Applies the batch, atomically with respect to every other batch of this process's `UserDefaultsStore`s.
+    /// Applies the batch, atomically with respect to every other batch of this process's stores over the same
+    /// `UserDefaults` instance (a suite by name and ``standard`` each have one).
     ///
-    /// Other processes do not take part (Foundation takes no lock). Reads through any store see the batch's
+    /// Other processes do not take part (Foundation takes no lock). Reads through the store see the batch's
     /// values once this returns; Foundation has them too, unless this was called while another thread was
-    /// writing into Foundation (or from inside Foundation's own call, by an observer of a write): that thread
+    /// writing into the instance (or from inside Foundation's own call, by an observer of a write): that thread
     /// makes this batch's writes right after its own. On Linux the batch is synchronized before this returns, or
     /// by that thread.
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {

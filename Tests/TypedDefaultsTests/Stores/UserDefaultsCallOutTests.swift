@@ -74,7 +74,26 @@ struct UserDefaultsCallOutTests {
         #expect(defaults.object(forKey: "name") == nil)
     }
 
-    @Test("an observer called inside Foundation's write can wait for another thread that writes and reads")
+    /// Whether a batch applied while another thread writes into the instance waits for its synchronization: on
+    /// Linux, where Foundation calls nothing out of its writes (only this test's subclass does).
+    static let batchesWaitForSynchronization: Bool = {
+        #if canImport(Darwin)
+        false
+        #else
+        true
+        #endif
+    }()
+
+    @Test(
+        "an observer called inside Foundation's write can wait for another thread that writes and reads",
+        .disabled(
+            if: batchesWaitForSynchronization,
+            Comment(
+                rawValue: "on Linux a batch waits for the thread writing into its instance to synchronize it, and "
+                    + "Linux's Foundation calls no observer from inside a write"
+            )
+        )
+    )
     func observerWaitsForAnotherThread() throws {
         let directory = TemporaryConfigDirectory()
         let defaults = try #require(CallingOutDefaults(suiteName: directory.url.path + "/calling-out"))

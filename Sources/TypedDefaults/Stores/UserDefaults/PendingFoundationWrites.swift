@@ -1,5 +1,15 @@
 import Foundation
 
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 /// The writes into Foundation that applied batches have decided on and that are not made yet, per `UserDefaults`
 /// instance, in the order of their batches, with the value each leaves: how ``UserDefaultsStore`` changes
 /// Foundation with no lock held.
@@ -7,11 +17,12 @@ import Foundation
 /// Foundation calls out while it writes: on Apple platforms `set(_:forKey:)` and `removeObject(forKey:)` call
 /// key-value observers and post `UserDefaults.didChangeNotification` on the writing thread, and the code they
 /// reach may read or write settings through TypedDefaults, or wait for a thread that does. So a batch is
-/// decided and queued here under the store's lock, where every read through a store sees its values at once;
-/// then the thread whose turn it is for the instance makes the queued writes, in order, outside the lock, and
-/// synchronizes the instance if asked to (Foundation on Linux loses a write made while it synchronizes, so the
-/// two never overlap). A thread that finds the turn taken (by another thread, or by its own from inside
-/// Foundation's call) leaves its writes to the turn's holder and never waits.
+/// decided and queued here under the store's lock, where every read through the store sees its values at
+/// once; then the thread whose turn it is for the instance makes the queued writes, in order, outside the lock,
+/// and synchronizes the instance if asked to (Foundation on Linux loses a write made while it synchronizes, so
+/// the two never overlap). A batch applied from inside Foundation's call, on the turn's own thread, is left to
+/// the turn. One applied on another thread is too; on Linux, where Foundation calls nothing out and every batch
+/// is synchronized before it returns, that thread waits for the synchronization.
 ///
 /// Only used while holding the store's lock.
 struct PendingFoundationWrites {
@@ -21,6 +32,9 @@ struct PendingFoundationWrites {
         case write(key: String, value: PropertyListValue?)
         case synchronize
     }
+
+    /// A batch's place in its instance's writes, to wait for their synchronization.
+    typealias Ticket = UInt64
 
     private struct Instance {
         var queue: [(key: String, value: PropertyListValue?)] = []
@@ -34,8 +48,14 @@ struct PendingFoundationWrites {
         /// reads see until then, since Foundation on Linux reads a key removed after its last synchronization as
         /// still there.
         var awaitingSynchronization: [String] = []
-        /// Whether a thread holds the instance's turn.
-        var taken = false
+        /// The thread that holds the instance's turn, if one does.
+        var holder: pthread_t?
+        /// The last ticket given; the one the synchronization under way covers; the last one synchronized.
+        var issued: Ticket = 0
+        var synchronizing: Ticket = 0
+        var synchronized: Ticket = 0
+        /// Whether the last synchronization succeeded.
+        var lastSynchronization = true
 
         mutating func settle(_ key: String) {
             if let remaining = latest[key]?.remaining, remaining > 1 {
@@ -46,7 +66,10 @@ struct PendingFoundationWrites {
         }
     }
 
+    // Entries stay when idle (they hold no reference to their instance): tickets only grow, from one counter,
+    // so an instance that takes a gone one's identifier cannot find its own tickets synchronized already.
     private var instances: [ObjectIdentifier: Instance] = [:]
+    private var lastTicket: Ticket = 0
 
     /// The value the queued writes leave for `key` of `defaults`: `.some(nil)` for a removal, `nil` when none
     /// is queued (Foundation's value is then the current one).
@@ -67,50 +90,70 @@ struct PendingFoundationWrites {
         instances[ObjectIdentifier(defaults)]?.latest[key] = (value, remaining + 1)
     }
 
-    /// Asks for `defaults` to be synchronized after the writes queued so far.
-    mutating func synchronize(_ defaults: UserDefaults) {
+    /// Asks for `defaults` to be synchronized after the writes queued so far; returns the ticket to wait for.
+    mutating func synchronize(_ defaults: UserDefaults) -> Ticket {
+        lastTicket += 1
         instances[ObjectIdentifier(defaults), default: Instance()].synchronizes = true
+        instances[ObjectIdentifier(defaults)]?.issued = lastTicket
+        return lastTicket
     }
 
-    /// Gives the calling thread the turn of `defaults` if nobody has it; returns whether it did.
-    mutating func takeTurn(of defaults: UserDefaults) -> Bool {
-        guard instances[ObjectIdentifier(defaults)]?.taken != true else { return false }
-        instances[ObjectIdentifier(defaults), default: Instance()].taken = true
-        return true
+    /// Who makes the writes queued into `defaults`.
+    enum Turn {
+        /// The calling thread: it was given the turn.
+        case given
+        /// The calling thread, which holds the turn already (this is a call from inside Foundation's).
+        case heldHere
+        /// Another thread.
+        case heldElsewhere
     }
 
-    /// Notes that `done` (the holder's last step) is finished, and gives the holder of the turn of `defaults`
-    /// its next step: every queued write, then the synchronization if asked for; `nil` ends the turn.
-    mutating func step(of defaults: UserDefaults, after done: Step?) -> Step? {
+    /// Gives the calling thread the turn of `defaults` if nobody has it.
+    mutating func takeTurn(of defaults: UserDefaults) -> Turn {
+        if let holder = instances[ObjectIdentifier(defaults)]?.holder {
+            return pthread_equal(holder, pthread_self()) != 0 ? .heldHere : .heldElsewhere
+        }
+        instances[ObjectIdentifier(defaults), default: Instance()].holder = pthread_self()
+        return .given
+    }
+
+    /// Whether the synchronization `ticket` waits for is done, and then whether the last one succeeded.
+    func synchronization(of defaults: UserDefaults, for ticket: Ticket) -> Bool? {
+        guard let instance = instances[ObjectIdentifier(defaults)], instance.synchronized >= ticket else { return nil }
+        return instance.lastSynchronization
+    }
+
+    /// Notes that `done` (the holder's last step) is finished, `succeeded` if it was a synchronization, and
+    /// gives the holder of the turn of `defaults` its next step: every queued write, then the synchronization
+    /// if asked for; `nil` ends the turn.
+    mutating func step(of defaults: UserDefaults, after done: Step?, succeeded: Bool) -> Step? {
         let id = ObjectIdentifier(defaults)
-        guard var instance = instances.removeValue(forKey: id) else { return nil }
+        guard var instance = instances[id] else { return nil }
+        defer { instances[id] = instance }
         switch done {
         case .write(let key, _):
             if instance.synchronizes { instance.awaitingSynchronization.append(key) } else { instance.settle(key) }
         case .synchronize:
             for key in instance.awaitingSynchronization { instance.settle(key) }
             instance.awaitingSynchronization = []
+            instance.synchronized = instance.synchronizing
+            instance.lastSynchronization = succeeded
         case nil:
             break
         }
-        let step: Step?
         if instance.next < instance.queue.count {
             let write = instance.queue[instance.next]
             instance.next += 1
-            step = .write(key: write.key, value: write.value)
-        } else {
-            instance.queue = []
-            instance.next = 0
-            if instance.synchronizes {
-                instance.synchronizes = false
-                step = .synchronize
-            } else {
-                instance.taken = false
-                step = nil
-            }
+            return .write(key: write.key, value: write.value)
         }
-        // An instance with nothing left is forgotten: its identifier may be another's once it is gone.
-        if step != nil || !instance.latest.isEmpty { instances[id] = instance }
-        return step
+        instance.queue = []
+        instance.next = 0
+        if instance.synchronizes {
+            instance.synchronizes = false
+            instance.synchronizing = instance.issued
+            return .synchronize
+        }
+        instance.holder = nil
+        return nil
     }
 }

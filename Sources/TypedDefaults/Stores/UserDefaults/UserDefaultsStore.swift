@@ -39,8 +39,9 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     ///
     /// Never held across a Foundation call that can call out (`set`, `removeObject`, `synchronize`, which on
     /// Apple platforms call key-value observers and post notifications on the calling thread).
-    private static let foundationLock = NSLock()
-    /// Batches' writes not yet made in Foundation; only used while holding `foundationLock`.
+    private static let foundationLock = NSCondition()
+    /// Batches' writes not yet made in Foundation; only used while holding `foundationLock`, which is signalled
+    /// whenever a synchronization finishes.
     nonisolated(unsafe) private static var pending = PendingFoundationWrites()
 
     /// What observers were last told of each key observed one by one; only touched under `foundationLock`.
@@ -196,7 +197,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// by that thread.
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
         try batch.checkStorable()
-        let turn = Self.withFoundation { () -> Bool? in
+        let outcome = Self.withFoundation { () -> (PendingFoundationWrites.Turn, PendingFoundationWrites.Ticket)? in
             // Only the values the batch looks at are read: the whole domain costs a copy of it.
             var values: [String: PropertyListValue]
             if batch.involvesAllValues {
@@ -212,19 +213,49 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                 if announced.keys.contains(change.key) { announced[change.key] = change.newValue }
                 Self.pending.append(key: change.key, value: change.newValue, into: defaults)
             }
-            if Self.synchronizesEveryBatch { Self.pending.synchronize(defaults) }
+            let ticket = Self.synchronizesEveryBatch ? Self.pending.synchronize(defaults) : 0
             // Announced under the lock, so observers hear batches in the order they were applied, and before
             // saving: a value Foundation cannot save stays set (and read back), so observers must hear of it
             // even when the save throws.
             changes.publish(changed)
-            return Self.pending.takeTurn(of: defaults)
+            return (Self.pending.takeTurn(of: defaults), ticket)
         }
-        guard let turn else { return false }
-        if turn {
-            let written = batch.writtenKeys
-            try check(synchronized: takeTurn(), key: written.count == 1 ? written[0] : nil)
-        }
+        guard let (turn, ticket) = outcome else { return false }
+        let written = batch.writtenKeys
+        try finish(
+            turn,
+            waitingFor: Self.synchronizesEveryBatch ? ticket : nil,
+            key: written.count == 1 ? written[0] : nil
+        )
         return true
+    }
+
+    /// Makes the queued writes if `turn` was given to this thread, or waits for their synchronization.
+    ///
+    /// Waits only with a `ticket` (on Linux), and only for another thread's turn. Throws if the synchronization
+    /// failed.
+    private func finish(
+        _ turn: PendingFoundationWrites.Turn,
+        waitingFor ticket: PendingFoundationWrites.Ticket?,
+        key: String?
+    ) throws(DefaultsError) {
+        switch turn {
+        case .given:
+            try check(synchronized: takeTurn(), key: key)
+        case .heldHere:
+            // From inside Foundation's call: the turn's holder is this very call's caller.
+            break
+        case .heldElsewhere:
+            // Only where Foundation calls nothing out of its writes, so the holder waits for no one.
+            guard let ticket else { break }
+            let synchronized = Self.withFoundation { () -> Bool in
+                while true {
+                    if let succeeded = Self.pending.synchronization(of: defaults, for: ticket) { return succeeded }
+                    Self.foundationLock.wait()
+                }
+            }
+            try check(synchronized: synchronized, key: key)
+        }
     }
 
     /// Foundation on Linux writes nothing unless synchronized, not even at exit; on Apple platforms the
@@ -242,11 +273,11 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// While another thread makes writes into this suite's `UserDefaults`, that thread synchronizes it once they
     /// are made.
     public func flush() throws(DefaultsError) {
-        let turn = Self.withFoundation {
-            Self.pending.synchronize(defaults)
-            return Self.pending.takeTurn(of: defaults)
+        let (turn, ticket) = Self.withFoundation {
+            let ticket = Self.pending.synchronize(defaults)
+            return (Self.pending.takeTurn(of: defaults), ticket)
         }
-        if turn { try check(synchronized: takeTurn(), key: nil) }
+        try finish(turn, waitingFor: Self.synchronizesEveryBatch ? ticket : nil, key: nil)
     }
 
     /// Makes the queued writes into this store's instance and synchronizes it if asked, in order, until nothing
@@ -257,7 +288,10 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     private func takeTurn() -> Bool? {
         var synchronized: Bool?
         var done: PendingFoundationWrites.Step?
-        while let step = Self.withFoundation({ Self.pending.step(of: defaults, after: done) }) {
+        while let step = Self.withFoundation({ () -> PendingFoundationWrites.Step? in
+            if case .synchronize? = done { Self.foundationLock.broadcast() }
+            return Self.pending.step(of: defaults, after: done, succeeded: synchronized ?? true)
+        }) {
             switch step {
             case .write(let key, let value?):
                 defaults.set(value.foundationObject, forKey: key)

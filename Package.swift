@@ -4,8 +4,12 @@ import PackageDescription
 // On Apple platforms values live in Foundation's `UserDefaults` (cfprefsd), which `@AppStorage`, Settings
 // bundles, app-group extensions and `defaults read` share; the library's own file store is Linux-only.
 // Building on Linux with `-Xswiftc -DTYPED_DEFAULTS_FOUNDATION_STORAGE` takes the Apple path, so it is tested here.
+// Mac Catalyst is named on its own: an `.iOS` condition does not cover it.
 let foundationStorageOnApplePlatforms: [SwiftSetting] = [
-    .define("TYPED_DEFAULTS_FOUNDATION_STORAGE", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS]))
+    .define(
+        "TYPED_DEFAULTS_FOUNDATION_STORAGE",
+        .when(platforms: [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS])
+    )
 ]
 
 let package = Package(
@@ -58,7 +62,7 @@ let package = Package(
         // A module of its own: it declares its own global `Defaults`, as SwiftyUserDefaults users do.
         .testTarget(
             name: "PeerScenarios",
-            dependencies: ["TypedDefaults", "TypedDefaultsTestHelper"],
+            dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper"],
             swiftSettings: foundationStorageOnApplePlatforms
         ),
         // Imports TypedDefaults without @testable: stores written outside the package, on the public API only.

@@ -70,8 +70,7 @@ func runHostileCommand(_ arguments: [String]) throws -> Int32? {
         guard arguments.count == 3, let live = Int(arguments[1]), let rounds = Int(arguments[2]) else {
             fail("many-suites: live, rounds")
         }
-        var limits = rlimit(rlim_cur: 1024, rlim_max: 1024)
-        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits)
+        setResourceLimit(.openFiles, 1024)
         let key = Key<Int>("value", default: -1)
         var kept: [DefaultsAdapter<DefaultsKeys>] = []
         for index in 0..<live {
@@ -105,8 +104,7 @@ func runHostileCommand(_ arguments: [String]) throws -> Int32? {
     case "damaged-full-disk":
         guard arguments.count == 3, let limit = UInt(arguments[2]) else { fail("damaged-full-disk: suite, bytes") }
         signal(SIGXFSZ, SIG_IGN)
-        var limits = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
-        setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+        setResourceLimit(.fileSize, UInt64(limit))
         let defaults = try DefaultsAdapter(
             suiteName: arguments[1],
             keyStore: DefaultsKeys(),
@@ -136,8 +134,7 @@ func runHostileCommand(_ arguments: [String]) throws -> Int32? {
         let heard = DispatchSemaphore(value: 0)
         let token = failing.observe(key) { _ in heard.signal() }
         signal(SIGXFSZ, SIG_IGN)
-        var limits = rlimit(rlim_cur: 20_000, rlim_max: 20_000)
-        setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+        setResourceLimit(.fileSize, 20_000)
         do {
             try failing.set(String(repeating: "x", count: 40_000), for: key)
             say("failing=written")
@@ -157,8 +154,4 @@ func runHostileCommand(_ arguments: [String]) throws -> Int32? {
     default:
         return nil
     }
-}
-
-func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }

@@ -230,8 +230,7 @@ case "write-limited":
     )
     // A file-size limit makes the write fail the way a full disk does (EFBIG instead of ENOSPC).
     signal(SIGXFSZ, SIG_IGN)
-    var limits = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
-    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+    setResourceLimit(.fileSize, UInt64(limit))
     do {
         try defaults.set(String(repeating: "x", count: Int(limit) * 2), for: Key<String>("big", default: ""))
         say("result=written")
@@ -293,24 +292,12 @@ case "observe-starved":
     DefaultsDiagnostics.setHandler { say("diagnostic=\($0.kind) \($0.message)") }
     let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
     say("before=\(defaults.launchCount)")
-    var limits = rlimit()
-    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits)
-    limits.rlim_cur = min(limits.rlim_cur, 128)
-    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits)
+    lowerSoftResourceLimit(.openFiles, to: 128)
     var held: [Int32] = []
     while case let descriptor = open("/dev/null", O_RDONLY), descriptor >= 0 { held.append(descriptor) }
-    // Whether this process has an inotify descriptor; readlink needs no descriptor of its own.
-    let hasInotify = { @Sendable () -> Bool in
-        (0..<128)
-            .contains { descriptor in
-                var target = [CChar](repeating: 0, count: 64)
-                let length = readlink("/proc/self/fd/\(descriptor)", &target, target.count)
-                return length > 0
-                    && String(decoding: target.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                        .contains("inotify")
-            }
+    let observation = defaults.observe(\.launchCount) {
+        say("launchCount=\($0.newValue) inotify=\(holdsInotifyDescriptor())")
     }
-    let observation = defaults.observe(\.launchCount) { say("launchCount=\($0.newValue) inotify=\(hasInotify())") }
     for descriptor in held.suffix(spare) { close(descriptor) }
     say("observing")
     withExtendedLifetime(observation) { while true { sleep(60) } }
@@ -351,11 +338,7 @@ case "write-pending", "write-pending-nohup", "own-sigterm-before", "own-sigterm-
         while sigtermHandler() == 1 { usleep(1000) }
         return source
     }
-    func sigtermHandler() -> Int {
-        var current = sigaction()
-        sigaction(SIGTERM, nil, &current)
-        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
-    }
+    func sigtermHandler() -> Int { signalHandlerAddress(SIGTERM) }
     let earlier = command == "own-sigterm-before" ? handleTermination() : nil
     let handlerBefore = sigtermHandler()
     let defaults = try DefaultsAdapter(
@@ -389,8 +372,7 @@ case "flush-all-failing":
         suites.append(suite)
     }
     signal(SIGXFSZ, SIG_IGN)
-    var limits = rlimit(rlim_cur: 20_000, rlim_max: 20_000)
-    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+    setResourceLimit(.fileSize, 20_000)
     do {
         try DefaultsShutdown.flushAll()
         say("result=flushed")

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Observation
 import Testing
+import enum TypedDefaultsTestSupport.BuiltProducts
 
 @testable import TypedDefaults
 
@@ -291,8 +292,7 @@ extension PeerScenarios {
         /// shared suite by its name.
         static func runHelper(_ arguments: [String]) throws -> Int32 {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-                .deletingLastPathComponent().appendingPathComponent("TypedDefaultsTestHelper")
+            process.executableURL = BuiltProducts.executable("TypedDefaultsTestHelper")
             process.arguments = arguments
             var environment = ProcessInfo.processInfo.environment
             environment["XDG_CONFIG_HOME"] = ScenarioSuite.directory.path

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import enum TypedDefaultsTestSupport.BuiltProducts
 
 @testable import TypedDefaults
 
@@ -856,15 +857,7 @@ extension PeerScenarios {
         }
 
         /// The helper executable, built beside the test binary.
-        private static var helperExecutable: URL {
-            #if os(Linux) || os(Android)
-            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-                .appendingPathComponent("TypedDefaultsTestHelper")
-            #else
-            (Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") } ?? Bundle.main).bundleURL
-                .deletingLastPathComponent().appendingPathComponent("TypedDefaultsTestHelper")
-            #endif
-        }
+        private static var helperExecutable: URL { BuiltProducts.executable("TypedDefaultsTestHelper") }
     }
 }
 

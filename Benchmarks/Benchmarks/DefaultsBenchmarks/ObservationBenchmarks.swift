@@ -100,7 +100,11 @@ func registerObservationBenchmarks(smoke: Bool) {
                 probe.record(wallClockNanoseconds() - change.newValue)
             }
             let writer = Process()
+            #if os(Linux)
             writer.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+            #else
+            writer.executableURL = Bundle.main.executableURL
+            #endif
             writer.arguments = []
             var environment = ProcessInfo.processInfo.environment
             environment[latencyWriterVariable] = "\(suite.directory.path)\n\(suite.suiteName)\n\(samples)"

@@ -52,7 +52,11 @@ final class FirstReadChild {
     let environment: [String]
 
     init(mode: String, suite: SuiteFixture) throws {
+        #if os(Linux)
         executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        #else
+        executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
+        #endif
         var environment = ProcessInfo.processInfo.environment
         environment[firstReadVariable] = "\(mode)\n\(suite.directory.path)\n\(suite.suiteName)"
         self.environment = environment.map { "\($0.key)=\($0.value)" }

@@ -153,7 +153,7 @@ enum KeyedArchiveGuard {
     /// gives `nil` (the check is then skipped, as before it existed).
     private static func uidValue(_ uid: Any) -> Int? {
         for child in Mirror(reflecting: uid).children where child.label == "value" {
-            if let value = child.value as? UInt32 { return Int(value) }
+            if let value = child.value as? UInt32 { return Int(exactly: value) }
         }
         return nil
     }

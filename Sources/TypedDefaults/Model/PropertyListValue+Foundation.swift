@@ -3,8 +3,10 @@ import Foundation
 // The one place where TypedDefaults' values become Foundation objects and back.
 
 extension PropertyListValue {
-    /// The value as a Foundation property-list object (`String`, `Int`, `UInt64`, `Double`, `Bool`, `Data`,
+    /// The value as a Foundation property-list object (`String`, `NSNumber`, `UInt64`, `Double`, `Bool`, `Data`,
     /// `Date`, arrays and dictionaries of them), for `PropertyListSerialization` or `UserDefaults`.
+    ///
+    /// Integers go as 64-bit `NSNumber`s: `Int` is 32 bits on watchOS, where converting to it would trap.
     ///
     /// Only property-list types come out, so none of Foundation's `fatalError`s for unsupported types can be
     /// reached.
@@ -16,7 +18,7 @@ extension PropertyListValue {
         switch self {
         case .string(let value): value
         case .bool(let value): value
-        case .integer(let value): Int(value)
+        case .integer(let value): NSNumber(value: value)
         case .unsignedInteger(let value): value
         case .double(let value): value
         case .data(let value): value

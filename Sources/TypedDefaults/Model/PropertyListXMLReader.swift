@@ -348,11 +348,12 @@ private struct Parser {
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard day <= lengths[month - 1] else { return nil }
-        // Days since 0001-01-01, then since 2001-01-01 (730,485 days later).
-        let previous = year - 1
+        // Days since 0001-01-01, then since 2001-01-01 (730,485 days later). In 64 bits: the seconds of dates
+        // before 1933 or after 2069 overflow a 32-bit `Int` (watchOS).
+        let previous = Int64(year - 1)
         var days = previous * 365 + previous / 4 - previous / 100 + previous / 400
-        days += lengths[..<(month - 1)].reduce(0, +) + day - 1 - 730_485
-        let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second
+        days += Int64(lengths[..<(month - 1)].reduce(0, +) + day - 1) - 730_485
+        let seconds = ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60 + Int64(second)
         return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
     }
 

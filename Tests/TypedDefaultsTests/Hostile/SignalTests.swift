@@ -144,6 +144,7 @@ extension Hostile {
 
         /// The signals in one of a process's masks in /proc (SigCgt: caught, SigIgn: ignored).
         private func signalMask(_ field: String, of pid: pid_t) -> Set<Int32> {
+            // portability: the suite needs the file store, which only Linux builds.
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
                 let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
                 let mask = UInt64(line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces), radix: 16)

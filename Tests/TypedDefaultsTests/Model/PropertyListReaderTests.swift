@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import TypedDefaultsTestSupport
 
@@ -172,7 +171,7 @@ struct PropertyListReaderTests {
         // suite read on a small-stack thread crashed the process. Foundation's own reader needs 512 KiB.
         let file = PropertyListXML.data(["deep": GeneratedValues.nested(depth: 511)])
         let done = DispatchSemaphore(value: 0)
-        let result = Mutex<PropertyListValue?>(nil)
+        let result = Locked<PropertyListValue?>(nil)
         let thread = Thread {
             result.withLock { $0 = PropertyListXMLReader.value(from: file) }
             done.signal()

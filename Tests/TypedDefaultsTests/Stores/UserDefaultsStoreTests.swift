@@ -108,6 +108,31 @@ struct UserDefaultsStoreTests {
         #expect(!UserDefaultsStore.isObservableByKeyValueObserving(""))
     }
 
+    @Test("integers reach Foundation as 64-bit numbers, never through Int (32 bits on watchOS), and come back exact")
+    func sixtyFourBitIntegers() throws {
+        let extremes: [Int64] = [.max, .min, Int64(Int32.max) + 1, Int64(Int32.min) - 1, 0]
+        for value in extremes {
+            let object = PropertyListValue.integer(value).foundationObject
+            #expect(type(of: object) is NSNumber.Type, "\(value) reaches Foundation as \(type(of: object))")
+            let number = try #require(object as? NSNumber)
+            #expect(number.int64Value == value)
+        }
+
+        let suite = try FoundationSuite()
+        let written = Dictionary(uniqueKeysWithValues: extremes.map { ("\($0)", PropertyListValue.integer($0)) })
+        _ = try suite.store.apply(DefaultsBatch(writes: written))
+        try suite.store.flush()
+        let other = try suite.otherInstance()
+        for value in extremes {
+            #expect((other.object(forKey: "\(value)") as? NSNumber)?.int64Value == value)
+            #expect(suite.store.value(forKey: "\(value)") == .integer(value))
+        }
+        let data = try Data(contentsOf: suite.directory.plist(suite.name))
+        let saved = try #require(PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+        #expect((saved["\(Int64.max)"] as? NSNumber)?.int64Value == .max)
+        #expect((saved["\(Int64.min)"] as? NSNumber)?.int64Value == .min)
+    }
+
     @Test("flushAll makes every suite's writes durable")
     func flushAll() throws {
         let suite = try FoundationSuite()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TypedDefaultsTestSupport
 
 @testable import TypedDefaults
 
@@ -140,6 +141,10 @@ final class TemporaryConfigDirectory: Sendable {
     func plist(_ suite: String) -> URL { url.appendingPathComponent(suite + ".plist") }
 
     func contents(ofSuite suite: String) throws -> [String: Any] {
+        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+        // Foundation on Apple platforms writes a suite's file when it sees fit, unless asked to.
+        _ = UserDefaults(suiteName: url.path + "/" + suite)?.synchronize()
+        #endif
         let data = try Data(contentsOf: plist(suite))
         return try #require(PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
     }
@@ -203,16 +208,7 @@ enum Helper {
     static var tool: URL { product("defaults") }
 
     /// An executable of the package, built beside the test binary.
-    static func product(_ name: String) -> URL {
-        #if os(Linux) || os(Android)
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent(name)
-        #else
-        // The tests run from the package's `.xctest` bundle, which is built beside its executables.
-        let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") } ?? Bundle.main
-        return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
-        #endif
-    }
+    static func product(_ name: String) -> URL { BuiltProducts.executable(name) }
 
     /// A helper still running: its output (and errors) so far, and a way to kill it.
     final class Running: Sendable {

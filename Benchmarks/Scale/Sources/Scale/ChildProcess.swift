@@ -68,6 +68,7 @@ final class ChildProcess {
 
     /// This executable.
     private static var executable: String {
+        // portability: Linux's exact path when there is one; the bundle's or the command's elsewhere.
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         return Bundle.main.executablePath ?? CommandLine.arguments[0]
     }

@@ -37,6 +37,7 @@ func measurePeakMemory(_ workspace: Workspace, options: Options, report: Report)
     )
     report.set("peak-memory-empty", size: size, Cell(median(peaks[.none] ?? [])))
     report.note(
+        // portability: the report says how Linux measures; elsewhere ru_maxrss is all there is.
         "Peak memory: VmHWM from the child's /proc/self/status, in MiB. Not ru_maxrss: a child started with "
             + "posix_spawn shares this process's memory until exec, and Linux carries that memory's peak into the "
             + "child's ru_maxrss, so every child would report the parent's peak."

@@ -177,7 +177,12 @@ private func expectRead(_ value: Int, _ expected: Int) throws {
 /// How many times the scheduler has taken the calling thread's core away from it while it could run.
 private func involuntarySwitches() -> Int {
     var usage = rusage()
+    #if os(Linux)
     // RUSAGE_THREAD (Linux): this thread's own counts.
     getrusage(__rusage_who_t(1), &usage)
+    #else
+    // Darwin counts for the whole process only.
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
     return usage.ru_nivcsw
 }

@@ -169,6 +169,7 @@ final class Report {
 
 /// The machine, for the report: cores, CPU model, kernel, and the load average.
 func machineDescription() -> String {
+    // portability: read where it exists; the report says "unknown" elsewhere.
     let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     let model =
         cpuinfo.split(separator: "\n")
@@ -181,6 +182,7 @@ func machineDescription() -> String {
         String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
     let load =
+        // portability: read where it exists; the report says "unknown" elsewhere.
         (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
         .split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown"
     return "\(ProcessInfo.processInfo.activeProcessorCount) cores (nproc), \(model), kernel \(kernel), "

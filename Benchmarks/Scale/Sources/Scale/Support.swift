@@ -113,6 +113,7 @@ struct ResourceUsage {
 
     /// `VmHWM` of `/proc/self/status`, in KiB.
     private static func highWaterMark() -> Int? {
+        // portability: nil where there is no /proc, and `current()` takes ru_maxrss instead.
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return nil }

@@ -32,8 +32,8 @@ final class KeyValueObserver: NSObject, @unchecked Sendable {
         observed = keys
     }
 
-    // Called on the thread that made the change: the writer's for a change made in this process (even inside
-    // `UserDefaultsStore.apply`, under its lock), any thread for another process's. So it only hands the key on.
+    // Called on the thread that made the change: the writer's for a change made in this process (inside
+    // `UserDefaultsStore`'s writes), any thread for another process's. So it only hands the key on.
     override func observeValue(
         forKeyPath keyPath: String?,
         of object: Any?,

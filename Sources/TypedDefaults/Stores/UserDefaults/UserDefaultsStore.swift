@@ -21,7 +21,8 @@ import Foundation
 /// let defaults = DefaultsAdapter(store: shared, keyStore: DefaultsKeys())
 /// ```
 public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
-    // `UserDefaults` is not Sendable on Linux: every call into `defaults` happens while holding `foundationLock`.
+    // `UserDefaults` is thread-safe (Apple documents it; CFPreferences locks on Linux) but not marked Sendable on
+    // Linux. `announced` and `keyObserver` are only touched while holding `foundationLock`.
     private let defaults: UserDefaults
     /// The domain whose values ``snapshot()`` returns (the suite's name, or the program's for `.standard`);
     /// `nil` for an instance whose domain is not known.
@@ -33,9 +34,15 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// keys observed one by one.
     public let changes: DefaultsStoreChanges
 
-    /// Serializes TypedDefaults' calls into Foundation, and so makes each batch atomic with respect to the
-    /// others in this process.
-    private static let foundationLock = NSLock()
+    /// Makes each batch atomic with respect to the others in this process: held while a batch reads the values it
+    /// looks at, decides and queues its writes, and while anything reads through the queue.
+    ///
+    /// Never held across a Foundation call that can call out (`set`, `removeObject`, `synchronize`, which on
+    /// Apple platforms call key-value observers and post notifications on the calling thread).
+    private static let foundationLock = NSCondition()
+    /// Batches' writes not yet made in Foundation; only used while holding `foundationLock`, which is signalled
+    /// whenever a synchronization finishes.
+    nonisolated(unsafe) private static var pending = PendingFoundationWrites()
 
     /// What observers were last told of each key observed one by one; only touched under `foundationLock`.
     private var announced: [String: PropertyListValue?] = [:]
@@ -154,6 +161,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// diagnostic.
     public func value(forKey key: String) -> PropertyListValue? {
         let (value, found): (PropertyListValue?, String?) = Self.withFoundation {
+            if let queued = Self.pending.value(forKey: key, of: defaults) { return (queued, nil) }
             guard let object = storedObject(forKey: key) else { return (nil, nil) }
             return (PropertyListValue(foundationObject: object), "\(type(of: object))")
         }
@@ -179,13 +187,17 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         Self.withFoundation { storedValues() }
     }
 
-    /// Applies the batch, with every other batch of this process's `UserDefaultsStore`s held back meanwhile.
+    /// Applies the batch, atomically with respect to every other batch of this process's stores over the same
+    /// `UserDefaults` instance (a suite by name and ``standard`` each have one).
     ///
-    /// Other processes do not take part (Foundation takes no lock). On Linux the batch is synchronized before
-    /// this returns.
+    /// Other processes do not take part (Foundation takes no lock). Reads through the store see the batch's
+    /// values once this returns; Foundation has them too, unless this was called while another thread was
+    /// writing into the instance (or from inside Foundation's own call, by an observer of a write): that thread
+    /// makes this batch's writes right after its own. On Linux the batch is synchronized before this returns, or
+    /// by that thread.
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
         try batch.checkStorable()
-        return try Self.withFoundation { () throws(DefaultsError) -> Bool in
+        let outcome = Self.withFoundation { () -> (PendingFoundationWrites.Turn, PendingFoundationWrites.Ticket)? in
             // Only the values the batch looks at are read: the whole domain costs a copy of it.
             var values: [String: PropertyListValue]
             if batch.involvesAllValues {
@@ -195,24 +207,54 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
                 let keys = Set(batch.writtenKeys).union(batch.expectedKeys)
                 for key in keys { values[key] = currentValue(forKey: key) }
             }
-            guard let changed = batch.apply(to: &values) else { return false }
+            guard let changed = batch.apply(to: &values) else { return nil }
             for change in changed {
                 // Before Foundation is told: key-value observing of this very write must find nothing new.
                 if announced.keys.contains(change.key) { announced[change.key] = change.newValue }
-                if let value = change.newValue {
-                    defaults.set(value.foundationObject, forKey: change.key)
-                } else {
-                    defaults.removeObject(forKey: change.key)
+                Self.pending.append(key: change.key, value: change.newValue, into: defaults)
+            }
+            let ticket = Self.synchronizesEveryBatch ? Self.pending.synchronize(defaults) : 0
+            // Announced under the lock, so observers hear batches in the order they were applied, and before
+            // saving: a value Foundation cannot save stays set (and read back), so observers must hear of it
+            // even when the save throws.
+            changes.publish(changed)
+            return (Self.pending.takeTurn(of: defaults), ticket)
+        }
+        guard let (turn, ticket) = outcome else { return false }
+        let written = batch.writtenKeys
+        try finish(
+            turn,
+            waitingFor: Self.synchronizesEveryBatch ? ticket : nil,
+            key: written.count == 1 ? written[0] : nil
+        )
+        return true
+    }
+
+    /// Makes the queued writes if `turn` was given to this thread, or waits for their synchronization.
+    ///
+    /// Waits only with a `ticket` (on Linux), and only for another thread's turn. Throws if the synchronization
+    /// failed.
+    private func finish(
+        _ turn: PendingFoundationWrites.Turn,
+        waitingFor ticket: PendingFoundationWrites.Ticket?,
+        key: String?
+    ) throws(DefaultsError) {
+        switch turn {
+        case .given:
+            try check(synchronized: takeTurn(), key: key)
+        case .heldHere:
+            // From inside Foundation's call: the turn's holder is this very call's caller.
+            break
+        case .heldElsewhere:
+            // Only where Foundation calls nothing out of its writes, so the holder waits for no one.
+            guard let ticket else { break }
+            let synchronized = Self.withFoundation { () -> Bool in
+                while true {
+                    if let succeeded = Self.pending.synchronization(of: defaults, for: ticket) { return succeeded }
+                    Self.foundationLock.wait()
                 }
             }
-            // Announced before saving: a value Foundation cannot save stays set (and read back), so observers
-            // must hear of it even when the save throws.
-            changes.publish(changed)
-            if Self.synchronizesEveryBatch {
-                let written = batch.writtenKeys
-                try synchronize(key: written.count == 1 ? written[0] : nil)
-            }
-            return true
+            try check(synchronized: synchronized, key: key)
         }
     }
 
@@ -226,22 +268,58 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         #endif
     }
 
-    /// Waits until Foundation has written every batch applied before (on Linux they already are).
+    /// Has Foundation write every batch it was given (on Linux they already are).
+    ///
+    /// While another thread makes writes into this suite's `UserDefaults`, that thread synchronizes it once they
+    /// are made.
     public func flush() throws(DefaultsError) {
-        try Self.withFoundation { () throws(DefaultsError) in try synchronize(key: nil) }
+        let (turn, ticket) = Self.withFoundation {
+            let ticket = Self.pending.synchronize(defaults)
+            return (Self.pending.takeTurn(of: defaults), ticket)
+        }
+        try finish(turn, waitingFor: Self.synchronizesEveryBatch ? ticket : nil, key: nil)
     }
 
-    /// Every value of the domain; call while holding the lock.
-    private func storedValues() -> [String: PropertyListValue] {
-        if let domain = domainValues() {
-            return domain.compactMapValues(PropertyListValue.init(foundationObject:))
-        }
-        // The keys of the instance's own file and any registered with `register(defaults:)`; values showing
-        // through from `.GlobalPreferences`, `ByHost` and `/usr/local/etc` files are left out.
-        return defaults.dictionaryRepresentation().keys
-            .reduce(into: [:]) { values, key in
-                values[key] = currentValue(forKey: key)
+    /// Makes the queued writes into this store's instance and synchronizes it if asked, in order, until nothing
+    /// is left; for the thread that was given the instance's turn.
+    ///
+    /// No lock is held across Foundation's calls. Returns whether the instance was synchronized (the last time,
+    /// if several), or `nil` if it was not.
+    private func takeTurn() -> Bool? {
+        var synchronized: Bool?
+        var done: PendingFoundationWrites.Step?
+        while let step = Self.withFoundation({ () -> PendingFoundationWrites.Step? in
+            if case .synchronize? = done { Self.foundationLock.broadcast() }
+            return Self.pending.step(of: defaults, after: done, succeeded: synchronized ?? true)
+        }) {
+            switch step {
+            case .write(let key, let value?):
+                defaults.set(value.foundationObject, forKey: key)
+            case .write(let key, nil):
+                defaults.removeObject(forKey: key)
+            case .synchronize:
+                synchronized = defaults.synchronize()
             }
+            done = step
+        }
+        return synchronized
+    }
+
+    /// Every value of the domain, queued writes included; call while holding the lock.
+    private func storedValues() -> [String: PropertyListValue] {
+        var values: [String: PropertyListValue]
+        if let domain = domainValues() {
+            values = domain.compactMapValues(PropertyListValue.init(foundationObject:))
+        } else {
+            // The keys of the instance's own file and any registered with `register(defaults:)`; values showing
+            // through from `.GlobalPreferences`, `ByHost` and `/usr/local/etc` files are left out.
+            values = defaults.dictionaryRepresentation().keys
+                .reduce(into: [:]) { values, key in
+                    values[key] = storedObject(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+                }
+        }
+        for (key, value) in Self.pending.values(of: defaults) { values[key] = value }
+        return values
     }
 
     /// The domain's own values, without those of the argument, global and registration domains.
@@ -252,10 +330,11 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// The value a batch expects and observers are told of: what ``value(forKey:)`` reads, so that `modify` of
     /// a key Foundation's argument domain also holds compares the stored value, not the argument's raw string.
     private func currentValue(forKey key: String) -> PropertyListValue? {
-        storedObject(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
+        if let queued = Self.pending.value(forKey: key, of: defaults) { return queued }
+        return storedObject(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
     }
 
-    /// The instance's object for `key`, around Foundation's argument domain; call while holding the lock.
+    /// The instance's object for `key`, around Foundation's argument domain (queued writes left out).
     private func storedObject(forKey key: String) -> Any? {
         if Self.foundationArgumentKeys.contains(key) {
             return domainValues()?[key] ?? defaults.dictionaryRepresentation()[key]
@@ -263,8 +342,9 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         return defaults.object(forKey: key)
     }
 
-    private func synchronize(key: String?) throws(DefaultsError) {
-        guard defaults.synchronize() || fileHoldsDomain() else {
+    /// Throws if Foundation said it could not save the suite, and the suite's file does not hold its values.
+    private func check(synchronized: Bool?, key: String?) throws(DefaultsError) {
+        guard synchronized != false || fileHoldsDomain() else {
             throw .writeFailed(
                 suite: name,
                 key: key,
@@ -274,7 +354,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         }
     }
 
-    /// Whether the suite's own file holds its values; call while holding the lock.
+    /// Whether the suite's own file holds its values.
     ///
     /// Foundation on Linux saves every suite of the process at once and says `false` when any of them failed,
     /// so a suite beside one that cannot be written looks at its own file before reporting a failure.

@@ -104,8 +104,7 @@ func runProcessLifeCommand(_ arguments: [String]) throws -> Int32? {
         suite[key: Key<String?>("main")] = "main"
         try suite.flush()
         signal(SIGXFSZ, SIG_IGN)
-        var limits = rlimit(rlim_cur: 20_000, rlim_max: 20_000)
-        setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limits)
+        setResourceLimit(.fileSize, 20_000)
         say("main done")
         return 0
     case "wait-after-write":
@@ -144,11 +143,10 @@ func runProcessLifeCommand(_ arguments: [String]) throws -> Int32? {
         }
         return 0
     case "few-descriptors":
-        guard arguments.count == 3, let limit = UInt(arguments[2]) else { fail("few-descriptors: suite, limit") }
+        guard arguments.count == 3, let limit = UInt64(arguments[2]) else { fail("few-descriptors: suite, limit") }
         // Only the standard three stay open, as in a program started with nothing else.
         for descriptor in 3..<1024 { close(Int32(descriptor)) }
-        var limits = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
-        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limits) == 0 else { fail("setrlimit") }
+        setResourceLimit(.openFiles, limit)
         let suite = try adapter(arguments[1], policy: .coalesced)
         suite[key: Key<String?>("k")] = "v"
         do {

@@ -141,10 +141,14 @@ struct ProcessEdgeTests {
 
     /// Whether `pid` is a process that has not ended (a zombie has).
     private func isAlive(_ pid: pid_t) -> Bool {
+        #if os(Linux)
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let state = stat.split(separator: ")").last?.split(separator: " ").first
         else { return false }
         return state != "Z"
+        #else
+        return kill(pid, 0) == 0
+        #endif
     }
 
     /// Kills a process the helper forked, then waits for the helper to end.

@@ -8,8 +8,9 @@ import Synchronization
 /// Runs the library's work later, off the caller's thread: coalesced flushes, checks for other processes'
 /// writes, backup copies.
 ///
-/// A thread of the library's own keeps the jobs in deadline order and starts each when it is due on a thread
-/// of its own (a flush can wait seconds for another process's file lock, and must not hold up the others).
+/// A thread of the library's own keeps the jobs in deadline order and hands each, when it is due, to one of at
+/// most ``maximumWorkers`` threads that run jobs (a flush can wait seconds for another process's file lock, and
+/// must not hold up the others; thousands of suites flushing at once must not take a descriptor each).
 /// Not Dispatch: once a process has used libdispatch's threads, a child it forks without `exec` runs none of
 /// the work queued there, silently, and the child's writes would never reach the disk. Here the jobs are plain
 /// memory, carried over to the child whole (the list's lock is a ``ShortLock``, so it is free and the list
@@ -78,6 +79,9 @@ enum BackgroundWork {
         return true
     }
 
+    /// How many jobs run at once, at most.
+    static let maximumWorkers = 8
+
     fileprivate struct Job {
         var deadline: UInt64
         var work: @Sendable () -> Void
@@ -109,13 +113,18 @@ private func countFork() {
     BackgroundWork.forkCount.pointee &+= 1
 }
 
-/// The jobs waiting for their deadline, the jobs running, and the thread that waits for the next one.
+/// The jobs waiting for their deadline, the jobs due, the jobs running, and the threads that wait for them.
 private final class Timeline: @unchecked Sendable {
-    // Every property but `lock` and `condition` is only used under `lock`; `condition` is paired with it.
+    // Every property but `lock`, `condition` and `resumed` is only used under `lock`; `condition` is paired with
+    // it.
     private let lock = ShortLock()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     /// Ordered by deadline, earliest last.
     private var jobs: [BackgroundWork.Job] = []
+    /// The jobs due, first come first.
+    private var ready: [BackgroundWork.Job] = []
+    /// The threads running jobs.
+    private var workers = 0
     /// The jobs started and not finished, by ID: a child forked meanwhile runs them again.
     private var running: [UInt64: BackgroundWork.Job] = [:]
     private var lastID: UInt64 = 0
@@ -164,12 +173,9 @@ private final class Timeline: @unchecked Sendable {
             // waiting timer, and the jobs the parent was running are run again.
             resumedInFork = forks
             Self.initialize(condition)
-            let now = BackgroundWork.monotonicNow()
-            for var unfinished in running.values {
-                unfinished.deadline = now
-                insert(unfinished)
-            }
+            ready.insert(contentsOf: running.values, at: 0)
             running.removeAll()
+            workers = 0
             hooks = resumeHooks
         }
         var earliest = false
@@ -206,34 +212,50 @@ private final class Timeline: @unchecked Sendable {
         lock.lock()
         while true {
             let now = BackgroundWork.monotonicNow()
-            guard var next = jobs.last else {
+            while let next = jobs.last, next.deadline <= now {
+                ready.append(jobs.removeLast())
+            }
+            while !ready.isEmpty, workers < BackgroundWork.maximumWorkers {
+                workers += 1
+                lock.unlock()
+                let started = BackgroundWork.startThread { [self] in runReadyJobs() }
+                lock.lock()
+                guard !started else { continue }
+                workers -= 1
+                // No thread can be made now: the job runs here, and the timer goes on after it.
+                guard workers == 0 else { break }
+                workers += 1
+                lock.unlock()
+                runReadyJobs()
+                lock.lock()
+            }
+            guard let next = jobs.last else {
                 pthread_cond_wait(condition, lock.mutex)
                 continue
             }
-            if next.deadline > now {
-                var until = timespec(
-                    tv_sec: .init(next.deadline / 1_000_000_000),
-                    tv_nsec: .init(next.deadline % 1_000_000_000)
-                )
-                pthread_cond_timedwait(condition, lock.mutex, &until)
-                continue
-            }
-            jobs.removeLast()
-            lastID &+= 1
-            next.id = lastID
-            running[next.id] = next
-            lock.unlock()
-            let job = next
-            let run: @Sendable () -> Void = { [self] in
-                job.work()
-                lock.lock()
-                running[job.id] = nil
-                lock.unlock()
-            }
-            // A job that cannot have a thread of its own runs on this one.
-            if !BackgroundWork.startThread(run) { run() }
-            lock.lock()
+            var until = timespec(
+                tv_sec: .init(next.deadline / 1_000_000_000),
+                tv_nsec: .init(next.deadline % 1_000_000_000)
+            )
+            pthread_cond_timedwait(condition, lock.mutex, &until)
         }
+    }
+
+    /// Runs due jobs until none is left, then ends its turn as a worker.
+    private func runReadyJobs() {
+        lock.lock()
+        while !ready.isEmpty {
+            var job = ready.removeFirst()
+            lastID &+= 1
+            job.id = lastID
+            running[job.id] = job
+            lock.unlock()
+            job.work()
+            lock.lock()
+            running[job.id] = nil
+        }
+        workers -= 1
+        lock.unlock()
     }
 }
 

@@ -121,6 +121,9 @@ enum ShutdownSignals {
             return true
         }
         defer { close(ends[0]) }
+        // From before the thread starts: what `body` waits for inside (another process's lock, at most as
+        // long) never outlasts the bound.
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let writeEnd = ends[1]
         let started = BackgroundWork.startThread {
             body()
@@ -133,12 +136,11 @@ enum ShutdownSignals {
         }
         // The thread closes its end when done, which makes the read end readable (at its end of file).
         var waiting = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return false }
-            let milliseconds = Int32(left / .milliseconds(1)) + 1
-            let ready = poll(&waiting, 1, milliseconds)
+            // Rounded down: the last part of a millisecond is polled without waiting.
+            let ready = poll(&waiting, 1, Int32(left / .milliseconds(1)))
             if ready > 0 { return true }
             if ready < 0, errno != EINTR { return false }
         }

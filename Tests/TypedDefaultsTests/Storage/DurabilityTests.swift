@@ -107,7 +107,7 @@ struct DurabilityTests {
 
             // Every restart finds a file that parses and holds at least the last durable state.
             let data = try Data(contentsOf: directory.plist("storm"))
-            let values = try SuiteFile.parse(data).get()
+            let values = try SuiteFile.parse(data).get().values
             let counter = try #require(values["counter"].flatMap { IntegerBridge<Int>().deserialize($0) })
             #expect(counter >= lastDurable, "round \(round): \(counter) < durable \(lastDurable)")
             lastDurable = counter

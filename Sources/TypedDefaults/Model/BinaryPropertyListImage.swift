@@ -68,10 +68,7 @@ struct BinaryPropertyListImage: Sendable {
         var objects = objects
         var names = names
         for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
-            let index =
-                names.firstIndex { $0.map { $0.utf8.elementsEqual(key.utf8) } ?? false }
-                ?? names.firstIndex { $0 == key }
-            switch (index, value) {
+            switch (names.indexOfKey(key), value) {
             case (let index?, let value?):
                 objects[index] = BinaryPropertyListObject(value)
             case (let index?, nil):
@@ -87,5 +84,13 @@ struct BinaryPropertyListImage: Sendable {
             }
         }
         return BinaryPropertyListImage(keys: keys, objects: objects, bytes: nil)
+    }
+}
+
+extension [String?] {
+    /// Where a suite's file holds the entry a write of `key` changes: the key of the very same bytes, else the
+    /// first that Swift's `String` takes to be equal (the spelling a dictionary read from the file keeps).
+    func indexOfKey(_ key: String) -> Int? {
+        firstIndex { $0.map { $0.utf8.elementsEqual(key.utf8) } ?? false } ?? firstIndex { $0 == key }
     }
 }

@@ -29,6 +29,16 @@ package enum PropertyListXMLReader {
         }
     }
 
+    /// The entries of a document whose root is a dictionary, in the file's order, keys that Swift's `String`
+    /// takes to be equal included (``value(from:)`` leaves those to Foundation, which keeps one of them); `nil`
+    /// for anything else ``value(from:)`` does not read, and for a key written twice with the same bytes.
+    static func entryList(from data: Data) -> [(key: String, value: PropertyListValue)]? {
+        data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            return parser.entryList()
+        }
+    }
+
     /// The deepest Foundation's reader nests `<array>` and `<dict>` elements, the outermost one included.
     static let maximumNesting = 512
 
@@ -58,6 +68,31 @@ private struct Parser {
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     mutating func document() -> PropertyListValue? {
+        guard prolog() else { return nil }
+        guard let value = value() else { return nil }
+        return epilog() ? value : nil
+    }
+
+    /// See ``PropertyListXMLReader/entryList(from:)``.
+    mutating func entryList() -> [(key: String, value: PropertyListValue)]? {
+        guard prolog(), skip("<dict>") else { return nil }
+        var entries: [(key: String, value: PropertyListValue)] = []
+        var spellings = Set<[UInt8]>()
+        while true {
+            skipWhitespace()
+            if skip("</dict>") { break }
+            guard skip("<key>"), let key = text(closing: "</key>"), spellings.insert(Array(key.utf8)).inserted else {
+                return nil
+            }
+            skipWhitespace()
+            guard let value = value(depth: 1) else { return nil }
+            entries.append((key, value))
+        }
+        return epilog() ? entries : nil
+    }
+
+    /// Skips what comes before the root element; `false` if that is outside what this reader reads.
+    private mutating func prolog() -> Bool {
         _ = skip("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
         skipWhitespace()
         if skip("<!DOCTYPE") {
@@ -65,16 +100,20 @@ private struct Parser {
                 skip(
                     " plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">"
                 )
-            else { return nil }
+            else { return false }
             skipWhitespace()
         }
-        guard skip("<plist version=\"1.0\">") || skip("<plist>") else { return nil }
+        guard skip("<plist version=\"1.0\">") || skip("<plist>") else { return false }
         skipWhitespace()
-        guard let value = value() else { return nil }
+        return true
+    }
+
+    /// Skips what comes after the root element; `false` unless that is the end of the document.
+    private mutating func epilog() -> Bool {
         skipWhitespace()
-        guard skip("</plist>") else { return nil }
+        guard skip("</plist>") else { return false }
         skipWhitespace()
-        return position == bytes.count ? value : nil
+        return position == bytes.count
     }
 
     // MARK: Elements

@@ -166,7 +166,17 @@ struct SuiteFile: Sendable {
             }
             return .success((image.values, .binary(image)))
         }
-        guard let root = PropertyListValue(propertyListData: data) else {
+        // Foundation's reader, where TypedDefaults' own XML reader leaves the file, keeps one of two keys that
+        // Swift's `String` takes to be equal: such a file is read entry by entry.
+        let read: PropertyListValue?
+        if data.first == UInt8(ascii: "<"), let value = PropertyListXMLReader.value(from: data) {
+            read = value
+        } else if data.first == UInt8(ascii: "<"), let list = PropertyListXML.EntryList(reading: data) {
+            return .success((list.values, .xmlEntries(list)))
+        } else {
+            read = PropertyListValue(propertyListData: data)
+        }
+        guard let root = read else {
             return .failure(ParseProblem(reason: "it is not a property list (truncated, or another format)"))
         }
         guard case .dictionary(let values) = root else {

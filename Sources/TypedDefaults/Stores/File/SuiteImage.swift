@@ -15,12 +15,15 @@ import Foundation
 /// ```
 enum SuiteImage: Sendable {
     case xml(PropertyListXML.Image)
+    /// An XML file that holds two keys Swift's `String` takes to be equal.
+    case xmlEntries(PropertyListXML.EntryList)
     case binary(BinaryPropertyListImage)
 
     /// The file's bytes.
     var bytes: [UInt8] {
         switch self {
         case .xml(let image): image.bytes
+        case .xmlEntries(let list): list.bytes
         case .binary(let image): image.bytes
         }
     }
@@ -39,15 +42,21 @@ enum SuiteImage: Sendable {
     ) -> SuiteImage {
         if case .binary(let image) = base { return .binary(image.updating(changes)) }
         if holdsOnlyArchiverReference(values) { return .binary(BinaryPropertyListImage(values)) }
-        if case .xml(let image) = base { return .xml(image.updating(changes)) }
-        return .xml(PropertyListXML.Image(values))
+        switch base {
+        case .xml(let image): return .xml(image.updating(changes))
+        case .xmlEntries(let list): return .xmlEntries(list.updating(changes))
+        default: return .xml(PropertyListXML.Image(values))
+        }
     }
 
     /// What reads find in the file after a write that left `values`: those, unless the file holds two keys
     /// that Swift's `String` takes to be equal, where a write of one spelling leaves the other in the file.
     func values(afterWriting values: [String: PropertyListValue]) -> [String: PropertyListValue] {
-        if case .binary(let image) = self, image.hasKeysEqualAsStrings { return image.values }
-        return values
+        switch self {
+        case .binary(let image) where image.hasKeysEqualAsStrings: image.values
+        case .xmlEntries(let list): list.values
+        default: values
+        }
     }
 
     /// Whether `values` is a dictionary an XML reader takes for a keyed archiver's reference.

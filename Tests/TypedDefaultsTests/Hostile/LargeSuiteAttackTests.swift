@@ -128,8 +128,8 @@ extension Hostile {
         /// writer's version, that it read it by what changed since its own image (a whole read makes none).
         static func readByImage(_ suite: IsolatedSuite) throws -> Bool {
             let store = try #require(suite.adapter.store as? FileStore)
-            let version = store.image.withLock { $0?.version }
-            return version != nil && store.state.withLock { $0.version } == version
+            let (isXML, version) = store.image.withLock { ($0?.image.xml != nil, $0?.version) }
+            return isXML && version != nil && store.state.withLock { $0.version } == version
         }
 
         // MARK: Processes

@@ -106,7 +106,7 @@ indirect enum BinaryPropertyListObject: Sendable {
             let low = number(content.dropFirst(8))
             return low > UInt64(Int64.max) ? .unsignedInteger(low) : .integer(Int64(low))
         case 0x22:
-            return .double(Double(Float(bitPattern: UInt32(number(content)))))
+            return .double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: number(content)))))
         case 0x23:
             return .double(Double(bitPattern: number(content)))
         case 0x33:
@@ -124,7 +124,7 @@ indirect enum BinaryPropertyListObject: Sendable {
             guard body.count == count, body.allSatisfy({ $0 < 0x80 }) else { return nil }
             return .string(String(decoding: body, as: UTF8.self))
         case 0x6:
-            guard body.count == 2 * count else { return nil }
+            guard body.count / 2 == count, body.count % 2 == 0 else { return nil }
             let units = (0..<count).map { UInt16(body[start + 2 * $0]) << 8 | UInt16(body[start + 2 * $0 + 1]) }
             // Lone surrogates would read as U+FFFD: such a string is kept as its bytes.
             return validUTF16(units).map(PropertyListValue.string)

@@ -161,6 +161,12 @@ extension Hostile {
             #expect(adapter.storedValues() == ["name": .string("kept"), "new": .integer(1)])
             #expect(!suite.diagnostics.contains { $0.kind == .damagedFile }, "\(suite.diagnostics)")
             try adapter.checkFile()
+            // removeAll removes what reads see; the entries reads do not see stay.
+            adapter.removeAll()
+            try adapter.flush()
+            let left = try PropertyListSerialization.propertyList(from: Data(contentsOf: suite.fileURL), format: nil)
+            #expect((left as? [AnyHashable: Any])?.count == 4)
+            #expect(adapter.storedValues().isEmpty)
         }
 
         @Test("a NaN's payload and sign read back bit for bit, and no observer hears another process's write of them")

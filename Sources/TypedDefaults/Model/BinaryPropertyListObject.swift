@@ -52,8 +52,10 @@ indirect enum BinaryPropertyListObject: Sendable {
     }
 
     /// The value the object holds, or `nil` when `PropertyListValue` has no exact form for it (a null, a UID, a
-    /// set, a key that is not a string, a string that is not valid Unicode, an integer beyond `UInt64`), or a
-    /// dictionary holds two keys Swift takes to be equal.
+    /// set, a key that is not a string, a string that is not valid Unicode, an integer beyond `UInt64`).
+    ///
+    /// Of two keys of a dictionary that Swift's `String` takes to be equal, the first gives the value, as the
+    /// suite's own dictionary reads (see ``BinaryPropertyListImage/values``); the object itself keeps both.
     var value: PropertyListValue? {
         switch self {
         case .leaf(let bytes):
@@ -72,8 +74,8 @@ indirect enum BinaryPropertyListObject: Sendable {
             var entries: [String: PropertyListValue] = [:]
             entries.reserveCapacity(keys.count)
             for (key, item) in zip(keys, values) {
-                guard let name = key.string, let value = item.value, entries.updateValue(value, forKey: name) == nil
-                else { return nil }
+                guard let name = key.string, let value = item.value else { return nil }
+                if entries[name] == nil { entries[name] = value }
             }
             return .dictionary(entries)
         }

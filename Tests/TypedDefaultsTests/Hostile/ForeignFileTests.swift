@@ -133,6 +133,22 @@ extension Hostile {
             #expect(suite.diagnostics.isEmpty, "\(suite.diagnostics)")
         }
 
+        @Test("a dictionary value holding two spellings of one key, in a binary file, stays through writes")
+        func twoSpellingsInAValue() throws {
+            let suite = IsolatedSuite()
+            try Self.pythonWrites(
+                "{'map': {'caf\\u00e9': 'composed', 'cafe\\u0301': 'decomposed'}, 'other': 'x'}",
+                format: "FMT_BINARY",
+                to: suite.fileURL
+            )
+            let before = try Self.pythonReading(suite.fileURL)
+            let adapter = suite.adapter
+            // Read as a dictionary can hold it: one of the two, the first in the file.
+            #expect(adapter[key: Key<[String: String]?>("map")]?.count == 1)
+            try adapter.set(1, for: Key<Int?>("new"))
+            #expect(try Self.pythonReading(suite.fileURL, skipping: ["new"]) == before)
+        }
+
         @Test("a binary file with a number key, a null and a UID keeps them all through an unrelated write")
         func objectsOutsideTheModel() throws {
             let suite = IsolatedSuite()

@@ -29,12 +29,24 @@ package enum PropertyListXMLReader {
         }
     }
 
-    /// The entries of a document whose root is a dictionary, in the file's order, keys that Swift's `String`
-    /// takes to be equal included (``value(from:)`` leaves those to Foundation, which keeps one of them); `nil`
-    /// for anything else ``value(from:)`` does not read, and for a key written twice with the same bytes.
-    static func entryList(from data: Data) -> [(key: String, value: PropertyListValue)]? {
+    /// One entry of ``entryList(from:)``: `isReference` when its value holds a dictionary that Foundation reads
+    /// as a keyed archiver's reference (a UID), which its value here holds as that dictionary.
+    struct ListedEntry {
+        var key: String
+        var value: PropertyListValue
+        var isReference: Bool
+    }
+
+    /// The entries of a document whose root is a dictionary, in the file's order, including what
+    /// ``value(from:)`` leaves to Foundation because Foundation reads it otherwise: keys that Swift's `String`
+    /// takes to be equal (Foundation keeps one of them), and dictionaries holding only `CF$UID` (Foundation
+    /// reads a UID), which are kept as the dictionaries the text spells. `nil` for anything else
+    /// ``value(from:)`` does not read, for a key written twice with the same bytes, and for a root holding only
+    /// `CF$UID`.
+    static func entryList(from data: Data) -> [ListedEntry]? {
         data.withUnsafeBytes { raw in
             var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.readsArchiverReferences = true
             return parser.entryList()
         }
     }
@@ -64,6 +76,10 @@ package enum PropertyListXMLReader {
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
+    /// Whether a dictionary holding only `CF$UID` reads as that dictionary (noted in `sawArchiverReference`)
+    /// rather than making the value unreadable.
+    var readsArchiverReferences = false
+    var sawArchiverReference = false
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -74,9 +90,9 @@ private struct Parser {
     }
 
     /// See ``PropertyListXMLReader/entryList(from:)``.
-    mutating func entryList() -> [(key: String, value: PropertyListValue)]? {
+    mutating func entryList() -> [PropertyListXMLReader.ListedEntry]? {
         guard prolog(), skip("<dict>") else { return nil }
-        var entries: [(key: String, value: PropertyListValue)] = []
+        var entries: [PropertyListXMLReader.ListedEntry] = []
         var spellings = Set<[UInt8]>()
         while true {
             skipWhitespace()
@@ -85,9 +101,11 @@ private struct Parser {
                 return nil
             }
             skipWhitespace()
+            sawArchiverReference = false
             guard let value = value(depth: 1) else { return nil }
-            entries.append((key, value))
+            entries.append(.init(key: key, value: value, isReference: sawArchiverReference))
         }
+        guard entries.count != 1 || entries[0].key != "CF$UID" else { return nil }
         return epilog() ? entries : nil
     }
 
@@ -198,7 +216,10 @@ private struct Parser {
                         open.removeLast()
                         let entries = dictionaries.removeLast()
                         // Foundation reads this as a keyed archiver's reference, which is no property-list value.
-                        if entries.count == 1, entries["CF$UID"] != nil { return nil }
+                        if entries.count == 1, entries["CF$UID"] != nil {
+                            guard readsArchiverReferences else { return nil }
+                            sawArchiverReference = true
+                        }
                         finished = .dictionary(entries)
                         continue placing
                     }

@@ -185,6 +185,48 @@ extension Hostile {
             #expect(adapter.storedValues().isEmpty)
         }
 
+        @Test("an XML file holding a keyed archiver's reference keeps it through an unrelated write")
+        func archiverReferenceInXML() throws {
+            let suite = IsolatedSuite()
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0">
+                <dict>
+                \t<key>name</key>
+                \t<string>kept</string>
+                \t<key>ref</key>
+                \t<dict>
+                \t\t<key>CF$UID</key>
+                \t\t<integer>3</integer>
+                \t</dict>
+                </dict>
+                </plist>
+
+                """
+                .utf8
+            )
+            .write(to: suite.fileURL)
+            func foundationEntries() throws -> [AnyHashable: Any]? {
+                try PropertyListSerialization.propertyList(from: Data(contentsOf: suite.fileURL), format: nil)
+                    as? [AnyHashable: Any]
+            }
+            let before = try #require(try foundationEntries(), "Foundation reads a dictionary")
+            try #require(before.count == 2 && "\(type(of: before["ref"]!))".contains("UID"))
+            let adapter = suite.adapter
+            #expect(adapter.storedValues() == ["name": .string("kept")])
+            try adapter.set(1, for: Key<Int?>("new"))
+            let after = try #require(try foundationEntries())
+            #expect(after.count == 3)
+            #expect(after["ref"].map { "\(type(of: $0))".contains("UID") } == true)
+            #expect(after["name"] as? String == "kept")
+            #expect(try String(contentsOf: suite.fileURL, encoding: .utf8).hasPrefix("<?xml"))
+            try LargeSuiteAttackTests.runInChild([.init(key: "child", value: "2")], suite: suite)
+            #expect(try foundationEntries()?.count == 4)
+            #expect(!suite.diagnostics.contains { $0.kind == .damagedFile }, "\(suite.diagnostics)")
+        }
+
         @Test("a NaN's payload and sign read back bit for bit, and no observer hears another process's write of them")
         func nanPayloadsAndSigns() throws {
             let suite = IsolatedSuite()

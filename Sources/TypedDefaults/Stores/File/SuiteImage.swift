@@ -40,12 +40,18 @@ enum SuiteImage: Sendable {
         changes: [String: PropertyListValue?],
         over base: SuiteImage?
     ) -> SuiteImage {
-        if case .binary(let image) = base { return .binary(image.updating(changes)) }
-        if holdsOnlyArchiverReference(values) { return .binary(BinaryPropertyListImage(values)) }
+        let onlyReference = holdsOnlyArchiverReference(values)
         switch base {
-        case .xml(let image): return .xml(image.updating(changes))
-        case .xmlEntries(let list): return .xmlEntries(list.updating(changes))
-        default: return .xml(PropertyListXML.Image(values))
+        case .binary(let image):
+            return .binary(image.updating(changes))
+        case .xmlEntries(let list):
+            // Entries that reads do not see count too: the file is a lone CF$UID only if it holds nothing else.
+            let next = list.updating(changes)
+            return onlyReference && next.count == 1 ? .binary(BinaryPropertyListImage(values)) : .xmlEntries(next)
+        case .xml(let image) where !onlyReference:
+            return .xml(image.updating(changes))
+        default:
+            return onlyReference ? .binary(BinaryPropertyListImage(values)) : .xml(PropertyListXML.Image(values))
         }
     }
 

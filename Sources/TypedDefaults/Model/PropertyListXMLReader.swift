@@ -37,10 +37,11 @@ package enum PropertyListXMLReader {
         var isReference: Bool
     }
 
-    /// The entries of a document whose root is a dictionary, in the file's order, including what
-    /// ``value(from:)`` leaves to Foundation because Foundation reads it otherwise: keys that Swift's `String`
-    /// takes to be equal (Foundation keeps one of them), and dictionaries holding only `CF$UID` (Foundation
-    /// reads a UID), which are kept as the dictionaries the text spells. `nil` for anything else
+    /// The entries of a document whose root is a dictionary, in the file's order.
+    ///
+    /// They include what ``value(from:)`` leaves to Foundation because Foundation reads it otherwise: keys that
+    /// Swift's `String` takes to be equal (Foundation keeps one of them), and dictionaries holding only `CF$UID`
+    /// (Foundation reads a UID), which are kept as the dictionaries the text spells. `nil` for anything else
     /// ``value(from:)`` does not read, for a key written twice with the same bytes, and for a root holding only
     /// `CF$UID`.
     static func entryList(from data: Data) -> [ListedEntry]? {

@@ -150,7 +150,7 @@ struct SuiteFile: Sendable {
     ///
     /// A binary property list is read by TypedDefaults' own reader into an image that every later write of
     /// the suite changes: Foundation's reader would merge keys that Swift's `String` takes to be equal, and
-    /// take a file holding a null, a UID or a number key for damaged, though it reads it as a dictionary.
+    /// TypedDefaults could not hold a null, a UID or a number key that Foundation reads in a dictionary.
     static func parse(
         _ data: Data
     ) -> Result<(values: [String: PropertyListValue], image: SuiteImage?), ParseProblem> {
@@ -167,7 +167,8 @@ struct SuiteFile: Sendable {
             return .success((image.values, .binary(image)))
         }
         // Foundation's reader, where TypedDefaults' own XML reader leaves the file, keeps one of two keys that
-        // Swift's `String` takes to be equal: such a file is read entry by entry.
+        // Swift's `String` takes to be equal, and reads a dictionary holding only CF$UID as a UID, which no
+        // value holds: such a file is read entry by entry, so that a write keeps all of it.
         let read: PropertyListValue?
         if data.first == UInt8(ascii: "<"), let value = PropertyListXMLReader.value(from: data) {
             read = value

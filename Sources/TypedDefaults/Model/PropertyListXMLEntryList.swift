@@ -12,7 +12,7 @@ extension PropertyListXML {
     /// as the text that spells it; keys are matched by their bytes first (see `indexOfKey(_:)`).
     ///
     /// ```swift
-    /// let list = PropertyListXML.EntryList(reading: data)   // nil unless two keys are equal as strings
+    /// let list = PropertyListXML.EntryList(reading: data)   // nil for a file a dictionary stands for
     /// let next = list?.updating(["other": .integer(1)])
     /// ```
     struct EntryList: Sendable {

@@ -15,7 +15,7 @@ import Foundation
 /// ```
 enum SuiteImage: Sendable {
     case xml(PropertyListXML.Image)
-    /// An XML file that holds two keys Swift's `String` takes to be equal.
+    /// An XML file that a dictionary of values cannot stand for: two spellings of one key, or a reference.
     case xmlEntries(PropertyListXML.EntryList)
     case binary(BinaryPropertyListImage)
 

@@ -120,7 +120,7 @@ public struct FloatingPointBridge<Value: BinaryFloatingPoint & Sendable>: Defaul
     /// bits as text (`"nan:0x7ff0000000000001"`), since a property list's `<real>` carries neither.
     @inlinable
     public func serialize(_ value: Value) -> PropertyListValue? {
-        if let text = Self.nanText(value) { return .string(text) }
+        if value.isNaN, let text = Self.nanText(value) { return .string(text) }
         let double = Double(value)
         if double == 0 && double.sign == .minus { return .string("-0.0") }
         return .double(double)

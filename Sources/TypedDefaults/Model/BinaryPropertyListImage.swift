@@ -30,10 +30,12 @@ struct BinaryPropertyListImage: Sendable {
 
     /// Writes `values` whole, keys sorted.
     init(_ values: [String: PropertyListValue]) {
-        guard case .dictionary(let keys, let objects) = BinaryPropertyListObject(.dictionary(values)) else {
-            preconditionFailure("a dictionary's object is a dictionary")
-        }
-        self.init(keys: keys, objects: objects, bytes: nil)
+        let entries = values.sorted { $0.key < $1.key }
+        self.init(
+            keys: entries.map { BinaryPropertyListObject(.string($0.key)) },
+            objects: entries.map { BinaryPropertyListObject($0.value) },
+            bytes: nil
+        )
     }
 
     private init(keys: [BinaryPropertyListObject], objects: [BinaryPropertyListObject], bytes: [UInt8]?) {

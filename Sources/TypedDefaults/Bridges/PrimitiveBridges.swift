@@ -100,7 +100,10 @@ public struct IntegerBridge<Value: FixedWidthInteger & Sendable>: DefaultsBridge
 /// Stores `Double`, `Float` and `CGFloat` as a `<real>`, exactly, including infinities and NaN.
 ///
 /// Foundation's XML writer on Linux turns `-0.0` into `0.0`, so negative zero is stored as the string
-/// `"-0.0"`. A `Float` is widened to `Double` (exact) and narrowed back when read. Reading also accepts
+/// `"-0.0"`. A property list's `<real>` holds one NaN (XML writes every NaN as `nan`), so a NaN with a sign or
+/// a payload is stored as its bits in text, `"nan:0x"` and the type's bits in hexadecimal
+/// (`"nan:0xfff8000000000000"` for `-Double.nan`), and reads back bit for bit. A `Float` is widened to
+/// `Double` (exact) and narrowed back when read. Reading also accepts
 /// integers and strings such as `"0.5"`, `"-3"`, `"inf"` and `"nan"`.
 ///
 /// ## Usage
@@ -113,9 +116,11 @@ public struct FloatingPointBridge<Value: BinaryFloatingPoint & Sendable>: Defaul
     @inlinable
     public init() {}
 
-    /// Returns `.double`, or `.string("-0.0")` for negative zero.
+    /// Returns `.double`; `.string("-0.0")` for negative zero, and for a NaN with a sign or a payload its
+    /// bits as text (`"nan:0x7ff0000000000001"`), since a property list's `<real>` carries neither.
     @inlinable
     public func serialize(_ value: Value) -> PropertyListValue? {
+        if value.isNaN, let text = Self.nanText(value) { return .string(text) }
         let double = Double(value)
         if double == 0 && double.sign == .minus { return .string("-0.0") }
         return .double(double)
@@ -128,7 +133,7 @@ public struct FloatingPointBridge<Value: BinaryFloatingPoint & Sendable>: Defaul
         case .double(let value): Value(value)
         case .integer(let value): Value(value)
         case .unsignedInteger(let value): Value(value)
-        case .string(let text): PropertyListValue.double(fromText: text).map(Value.init)
+        case .string(let text): Self.nan(fromText: text) ?? PropertyListValue.double(fromText: text).map(Value.init)
         default: nil
         }
     }

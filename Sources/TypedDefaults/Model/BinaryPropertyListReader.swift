@@ -121,6 +121,89 @@ struct BinaryPropertyListReader {
         }
     }
 
+    /// The whole property list, from its top object, as ``BinaryPropertyListObject``s.
+    ///
+    /// Arrays, sets and dictionaries nest at most `maximumNesting` levels (a reference cycle would nest
+    /// forever). An object referred to from several places is decoded at each, so forged bytes could make a few
+    /// objects stand for a tree of billions: the tree may have no more nodes than the file has bytes, for
+    /// every reference takes at least a byte, and a tree larger than that is refused as damaged.
+    func tree(maximumNesting: Int) throws -> BinaryPropertyListObject {
+        var budget = bytes.count
+        return try tree(at: topObject, depth: 1, maximumNesting: maximumNesting, budget: &budget)
+    }
+
+    private func tree(
+        at index: Int,
+        depth: Int,
+        maximumNesting: Int,
+        budget: inout Int
+    ) throws -> BinaryPropertyListObject {
+        budget -= 1
+        guard budget >= 0, index >= 0, index < objectCount else { throw Self.damaged }
+        let start = try Self.number(bytes, at: offsetTable + index * offsetSize, size: offsetSize, below: offsetTable)
+        guard start >= 8 else { throw Self.damaged }
+        let marker = bytes[start]
+        let kind = marker >> 4
+        let info = Int(marker & 0x0F)
+        func children(_ references: [Int]) throws -> [BinaryPropertyListObject] {
+            guard depth < maximumNesting else { throw Self.damaged }
+            return try references.map {
+                try tree(at: $0, depth: depth + 1, maximumNesting: maximumNesting, budget: &budget)
+            }
+        }
+        switch kind {
+        case 0xA:
+            let (count, first) = try length(info, after: start)
+            return .array(try children(try references(count, from: first)))
+        case 0xB, 0xC:
+            let (count, first) = try length(info, after: start)
+            return .set(marker: marker & 0xF0, try children(try references(count, from: first)))
+        case 0xD:
+            let (count, first) = try length(info, after: start)
+            guard count <= (offsetTable - first) / (2 * referenceSize) else { throw Self.damaged }
+            let keys = try children(try references(count, from: first))
+            let values = try children(try references(count, from: first + count * referenceSize))
+            return .dictionary(keys, values)
+        default:
+            return .leaf(bytes[start..<(try leafEnd(marker, at: start))])
+        }
+    }
+
+    /// Where the object without references at `start` ends, checked to lie before the offset table.
+    private func leafEnd(_ marker: UInt8, at start: Int) throws -> Int {
+        let info = Int(marker & 0x0F)
+        let end: Int
+        switch marker >> 4 {
+        case 0x0:
+            // Null, false, true and fill.
+            guard [0x0, 0x8, 0x9, 0xF].contains(info) else { throw Self.damaged }
+            end = start + 1
+        case 0x1:
+            guard info <= 4 else { throw Self.damaged }
+            end = start + 1 + (1 << info)
+        case 0x2:
+            guard info == 2 || info == 3 else { throw Self.damaged }
+            end = start + 1 + (1 << info)
+        case 0x3:
+            guard info == 3 else { throw Self.damaged }
+            end = start + 9
+        case 0x4, 0x5:
+            let (count, first) = try length(info, after: start)
+            guard count <= offsetTable - first else { throw Self.damaged }
+            end = first + count
+        case 0x6:
+            let (count, first) = try length(info, after: start)
+            guard count <= (offsetTable - first) / 2 else { throw Self.damaged }
+            end = first + 2 * count
+        case 0x8:
+            end = start + 2 + info
+        default:
+            throw Self.damaged
+        }
+        guard end <= offsetTable else { throw Self.damaged }
+        return end
+    }
+
     /// The count in a marker's low four bits, or in the integer after it when those are all ones; and where the
     /// content begins.
     private func length(_ info: Int, after marker: Int) throws -> (count: Int, first: Int) {

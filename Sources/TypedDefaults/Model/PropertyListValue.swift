@@ -14,7 +14,8 @@ import Foundation
 /// - a string or key with a control character other than tab, line feed and carriage return, or with
 ///   `U+FFFE` or `U+FFFF` (XML cannot hold them);
 /// - a string or key that starts with `U+FEFF` (Foundation's reader drops it);
-/// - a `.date` before 0001-01-01 or after 9999-12-31 (or not finite).
+/// - a `.date` before 0001-01-01 or after 9999-12-31 (or not finite);
+/// - a `.double` NaN other than `Double.nan` (a sign or a payload, which every reader reads back as `nan`).
 ///
 /// ## Usage
 /// ```swift
@@ -110,6 +111,7 @@ extension PropertyListValue {
     /// - No string or key starts with `U+FEFF`: Foundation's reader drops it there, written as the character
     ///   or as `&#xFEFF;` alike (elsewhere in a string it is kept).
     /// - Dates lie in the years 1 to 9999, which Python's `plistlib` reads (it rejects the whole file otherwise).
+    /// - A NaN is the plain `Double.nan`: XML writes every NaN as `nan`, which every reader reads as that one.
     /// - Arrays and dictionaries nest at most ``maximumDepth`` levels.
     /// - No dictionary holds only `CF$UID` with a number, which Foundation's reader takes for a keyed archiver's
     ///   reference, and then the whole file for damaged (``checkStorable(underKey:)`` applies this to the suite's
@@ -173,7 +175,15 @@ extension PropertyListValue {
             size += 8
         case .integer, .unsignedInteger:
             size += 39  // <integer>-9223372036854775808</integer>
-        case .double:
+        case .double(let number):
+            // Every reader reads `nan` as the plain positive NaN: a sign or a payload would be lost.
+            if number.isNaN, number.bitPattern != Double.nan.bitPattern {
+                throw DefaultsBridgeError(
+                    "the real \(number.debugDescription) (bits \(String(number.bitPattern, radix: 16))) is a NaN with a "
+                        + "sign or a payload, which a property-list <real> cannot hold (every reader reads it as "
+                        + "plain nan); store it through a Key<Double>, which keeps every bit"
+                )
+            }
             size += 37  // <real>-2.2250738585072014e-308</real>
         case .date(let date):
             // NaN fails both comparisons.

@@ -29,6 +29,29 @@ package enum PropertyListXMLReader {
         }
     }
 
+    /// One entry of ``entryList(from:)``: `isReference` when its value holds a dictionary that Foundation reads
+    /// as a keyed archiver's reference (a UID), which its value here holds as that dictionary.
+    struct ListedEntry {
+        var key: String
+        var value: PropertyListValue
+        var isReference: Bool
+    }
+
+    /// The entries of a document whose root is a dictionary, in the file's order.
+    ///
+    /// They include what ``value(from:)`` leaves to Foundation because Foundation reads it otherwise: keys that
+    /// Swift's `String` takes to be equal (Foundation keeps one of them), and dictionaries holding only `CF$UID`
+    /// (Foundation reads a UID), which are kept as the dictionaries the text spells. `nil` for anything else
+    /// ``value(from:)`` does not read, for a key written twice with the same bytes, and for a root holding only
+    /// `CF$UID`.
+    static func entryList(from data: Data) -> [ListedEntry]? {
+        data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.readsArchiverReferences = true
+            return parser.entryList()
+        }
+    }
+
     /// The deepest Foundation's reader nests `<array>` and `<dict>` elements, the outermost one included.
     static let maximumNesting = 512
 
@@ -54,10 +77,41 @@ package enum PropertyListXMLReader {
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
+    /// Whether a dictionary holding only `CF$UID` reads as that dictionary (noted in `sawArchiverReference`)
+    /// rather than making the value unreadable.
+    var readsArchiverReferences = false
+    var sawArchiverReference = false
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     mutating func document() -> PropertyListValue? {
+        guard prolog() else { return nil }
+        guard let value = value() else { return nil }
+        return epilog() ? value : nil
+    }
+
+    /// See ``PropertyListXMLReader/entryList(from:)``.
+    mutating func entryList() -> [PropertyListXMLReader.ListedEntry]? {
+        guard prolog(), skip("<dict>") else { return nil }
+        var entries: [PropertyListXMLReader.ListedEntry] = []
+        var spellings = Set<[UInt8]>()
+        while true {
+            skipWhitespace()
+            if skip("</dict>") { break }
+            guard skip("<key>"), let key = text(closing: "</key>"), spellings.insert(Array(key.utf8)).inserted else {
+                return nil
+            }
+            skipWhitespace()
+            sawArchiverReference = false
+            guard let value = value(depth: 1) else { return nil }
+            entries.append(.init(key: key, value: value, isReference: sawArchiverReference))
+        }
+        guard entries.count != 1 || entries[0].key != "CF$UID" else { return nil }
+        return epilog() ? entries : nil
+    }
+
+    /// Skips what comes before the root element; `false` if that is outside what this reader reads.
+    private mutating func prolog() -> Bool {
         _ = skip("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
         skipWhitespace()
         if skip("<!DOCTYPE") {
@@ -65,16 +119,20 @@ private struct Parser {
                 skip(
                     " plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">"
                 )
-            else { return nil }
+            else { return false }
             skipWhitespace()
         }
-        guard skip("<plist version=\"1.0\">") || skip("<plist>") else { return nil }
+        guard skip("<plist version=\"1.0\">") || skip("<plist>") else { return false }
         skipWhitespace()
-        guard let value = value() else { return nil }
+        return true
+    }
+
+    /// Skips what comes after the root element; `false` unless that is the end of the document.
+    private mutating func epilog() -> Bool {
         skipWhitespace()
-        guard skip("</plist>") else { return nil }
+        guard skip("</plist>") else { return false }
         skipWhitespace()
-        return position == bytes.count ? value : nil
+        return position == bytes.count
     }
 
     // MARK: Elements
@@ -159,7 +217,10 @@ private struct Parser {
                         open.removeLast()
                         let entries = dictionaries.removeLast()
                         // Foundation reads this as a keyed archiver's reference, which is no property-list value.
-                        if entries.count == 1, entries["CF$UID"] != nil { return nil }
+                        if entries.count == 1, entries["CF$UID"] != nil {
+                            guard readsArchiverReferences else { return nil }
+                            sawArchiverReference = true
+                        }
                         finished = .dictionary(entries)
                         continue placing
                     }

@@ -16,6 +16,10 @@ indirect enum BinaryPropertyList {
     case set([BinaryPropertyList])
     /// Keys in the order given, as the archiver writes them.
     case dictionary([(String, BinaryPropertyList)])
+    /// A null, which Foundation reads as `NSNull` and property lists written by Foundation never contain.
+    case null
+    /// A dictionary whose keys may be any object (a number, say), in the order given.
+    case objectKeys([(BinaryPropertyList, BinaryPropertyList)])
 
     /// The `bplist00` bytes: a header, the objects, a table of their offsets and a trailer (two-byte object
     /// references, four-byte offsets).
@@ -70,6 +74,12 @@ indirect enum BinaryPropertyList {
             bytes = marker(0xC, count: items.count) + references.flatMap { bigEndian(UInt64($0), bytes: 2) }
         case .dictionary(let entries):
             let keys = entries.map { add(.string($0.0), to: &objects) }
+            let values = entries.map { add($0.1, to: &objects) }
+            bytes = marker(0xD, count: entries.count) + (keys + values).flatMap { bigEndian(UInt64($0), bytes: 2) }
+        case .null:
+            bytes = [0x00]
+        case .objectKeys(let entries):
+            let keys = entries.map { add($0.0, to: &objects) }
             let values = entries.map { add($0.1, to: &objects) }
             bytes = marker(0xD, count: entries.count) + (keys + values).flatMap { bigEndian(UInt64($0), bytes: 2) }
         }

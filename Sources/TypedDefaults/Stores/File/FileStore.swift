@@ -17,7 +17,7 @@ import Foundation
 /// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried. Both ends cost
 /// what changed, not the size of the suite: a file another process changed is parsed only where its bytes
 /// differ from the version this process knows, and a write copies the bytes of the entries it leaves alone
-/// (see `PropertyListXML.Image`).
+/// (see `SuiteImage`).
 ///
 /// No user code runs while any lock here is held: diagnostics are delivered after, observers are called on
 /// their own queues, and `modify` runs its transform outside the locks (see `ReadModifyWrite`).
@@ -50,7 +50,7 @@ public final class FileStore: DefaultsStore {
     ///
     /// The next write of a few keys changes a copy of its bytes rather than writing every value again. Used
     /// under `fileLock`.
-    let image = Locked<(image: PropertyListXML.Image, version: SuiteFile.Version)?>(nil)
+    let image = Locked<(image: SuiteImage, version: SuiteFile.Version)?>(nil)
 
     struct PendingWrite: Sendable {
         var value: PropertyListValue?
@@ -173,7 +173,7 @@ public final class FileStore: DefaultsStore {
 
     /// Sets the file's image; the one it replaces is freed after the lock, since freeing a large file's takes
     /// hundreds of microseconds.
-    func keepImage(_ newImage: PropertyListXML.Image, of version: SuiteFile.Version) {
+    func keepImage(_ newImage: SuiteImage, of version: SuiteFile.Version) {
         let replaced = image.withLock { image in
             defer { image = (newImage, version) }
             return image
@@ -186,9 +186,9 @@ public final class FileStore: DefaultsStore {
     /// The image may be newer than the values (it is set before them), never the other way round, so the
     /// two belong together exactly when their versions match.
     func readingBasis() -> SuiteFile.Basis? {
-        guard let (image, version) = image.withLock({ $0 }) else { return nil }
+        guard let (image, version) = image.withLock({ $0 }), let xml = image.xml else { return nil }
         return state.withLock { state in
-            state.loaded && state.problem == nil && state.version == version ? (image, state.stored) : nil
+            state.loaded && state.problem == nil && state.version == version ? (xml, state.stored) : nil
         }
     }
 
@@ -641,7 +641,7 @@ public final class FileStore: DefaultsStore {
             }
             // The bytes: the file's image changed where this write changes it, when there is one for the file
             // this write read.
-            let base: PropertyListXML.Image?
+            let base: SuiteImage?
             if case .values(_, _, let read?) = current {
                 base = read
             } else if unchangedFile {
@@ -649,10 +649,11 @@ public final class FileStore: DefaultsStore {
             } else {
                 base = nil
             }
-            let bytes =
-                base.map { base in
-                    base.updating(Dictionary(written.map { ($0.key, $0.newValue) }, uniquingKeysWith: { $1 }))
-                } ?? PropertyListXML.Image(values)
+            let bytes = SuiteImage.writing(
+                values,
+                changes: Dictionary(written.map { ($0.key, $0.newValue) }, uniquingKeysWith: { $1 }),
+                over: base
+            )
             guard let (version, writeCount) = try file.write(bytes.bytes, holding: lock) else { return nil }
             keepImage(bytes, of: version)
             let data = bytes.bytes
@@ -666,7 +667,13 @@ public final class FileStore: DefaultsStore {
             // A little later, so that a burst of immediate writes makes one copy, not one each.
             if scheduleBackup { BackgroundWork.run(after: .milliseconds(50)) { [self] in writeBackup() } }
             return (
-                outcome, Resolved(values: values, version: version, problem: nil, goodSince: version.modified),
+                outcome,
+                Resolved(
+                    values: bytes.values(afterWriting: values),
+                    version: version,
+                    problem: nil,
+                    goodSince: version.modified
+                ),
                 written, writeCount, changed
             )
         }

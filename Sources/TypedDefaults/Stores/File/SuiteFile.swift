@@ -48,7 +48,7 @@ struct SuiteFile: Sendable {
     /// What the file holds; with the file's image when it was read by what changed since an earlier image.
     enum Contents: Sendable {
         case missing
-        case values([String: PropertyListValue], Version, image: PropertyListXML.Image? = nil)
+        case values([String: PropertyListValue], Version, image: SuiteImage? = nil)
         case damaged(Data, Version, reason: String)
     }
 
@@ -100,10 +100,10 @@ struct SuiteFile: Sendable {
                 basis.image.reading(bytes.bindMemory(to: UInt8.self), values: basis.values)
             })
         {
-            return .values(values, Version(info), image: image)
+            return .values(values, Version(info), image: .xml(image))
         }
         switch Self.parse(data) {
-        case .success(let values): return .values(values, Version(info))
+        case .success(let parsed): return .values(parsed.values, Version(info), image: parsed.image)
         case .failure(let problem): return .damaged(data, Version(info), reason: problem.reason)
         }
     }
@@ -137,7 +137,7 @@ struct SuiteFile: Sendable {
         var info = stat()
         guard fstat(descriptor, &info) == 0,
             let data = try? readAll(descriptor, sizeHint: Int(info.st_size), path: backupPath),
-            let values = try? Self.parse(data).get()
+            let values = try? Self.parse(data).get().values
         else { return nil }
         return (values, info.modificationTime)
     }
@@ -146,15 +146,44 @@ struct SuiteFile: Sendable {
         var reason: String
     }
 
-    static func parse(_ data: Data) -> Result<[String: PropertyListValue], ParseProblem> {
+    /// The values `data` holds; with its image when that is needed to write the file back without loss.
+    ///
+    /// A binary property list is read by TypedDefaults' own reader into an image that every later write of
+    /// the suite changes: Foundation's reader would merge keys that Swift's `String` takes to be equal, and
+    /// TypedDefaults could not hold a null, a UID or a number key that Foundation reads in a dictionary.
+    static func parse(
+        _ data: Data
+    ) -> Result<(values: [String: PropertyListValue], image: SuiteImage?), ParseProblem> {
         guard !data.isEmpty else { return .failure(ParseProblem(reason: "the file is empty")) }
-        guard let root = PropertyListValue(propertyListData: data) else {
+        if data.starts(with: Array("bplist00".utf8)), BinaryPropertyListReader.foundationCrash(on: data) == nil {
+            guard let reader = try? BinaryPropertyListReader(data),
+                let root = try? reader.tree(maximumNesting: PropertyListXMLReader.maximumNesting)
+            else {
+                return .failure(ParseProblem(reason: "it is a damaged binary property list"))
+            }
+            guard let image = BinaryPropertyListImage(root, bytes: [UInt8](data)) else {
+                return .failure(ParseProblem(reason: "its root is not a dictionary"))
+            }
+            return .success((image.values, .binary(image)))
+        }
+        // Foundation's reader, where TypedDefaults' own XML reader leaves the file, keeps one of two keys that
+        // Swift's `String` takes to be equal, and reads a dictionary holding only CF$UID as a UID, which no
+        // value holds: such a file is read entry by entry, so that a write keeps all of it.
+        let read: PropertyListValue?
+        if data.first == UInt8(ascii: "<"), let value = PropertyListXMLReader.value(from: data) {
+            read = value
+        } else if data.first == UInt8(ascii: "<"), let list = PropertyListXML.EntryList(reading: data) {
+            return .success((list.values, .xmlEntries(list)))
+        } else {
+            read = PropertyListValue(propertyListData: data)
+        }
+        guard let root = read else {
             return .failure(ParseProblem(reason: "it is not a property list (truncated, or another format)"))
         }
         guard case .dictionary(let values) = root else {
             return .failure(ParseProblem(reason: "its root is not a dictionary with string keys"))
         }
-        return .success(values)
+        return .success((values, nil))
     }
 
     // MARK: Writing

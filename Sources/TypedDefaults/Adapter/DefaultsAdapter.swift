@@ -414,7 +414,7 @@ extension DefaultsAdapter {
     func reportWriteFailure(_ error: DefaultsError, key: String?) {
         // While the process exits, nothing will try the write again.
         let lost =
-            DefaultsShutdown.isExiting.withLock { $0 }
+            BackgroundWork.isStopped
             ? "; the process is exiting, so the write of \(key.map { String(reflecting: $0) } ?? "these keys") is lost"
             : ""
         report(.writeFailed, key: key, message: error.description + lost)
@@ -433,8 +433,9 @@ extension DefaultsAdapter {
             _ = try store.apply(batch)
             decoded.forget(key)
         }
-        // While the process exits, a write is flushed at once: the flush at exit may have run already.
-        guard let delay = writePolicy.delay, !DefaultsShutdown.isExiting.withLock({ $0 }) else {
+        // While the process exits, a write is flushed at once: the flush at exit may have run already. In a child
+        // forked since the last write, the flush the parent arranged runs there first.
+        guard let delay = writePolicy.delay, BackgroundWork.willRun() else {
             do {
                 try store.flush()
             } catch {

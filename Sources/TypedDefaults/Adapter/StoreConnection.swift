@@ -36,8 +36,6 @@ final class StoreConnection: Sendable {
     ///
     /// The scheduled flush holds the connection, and so the store, until it has run.
     func scheduleFlush(within delay: Duration) {
-        // In a child forked since, the flush the parent arranged runs there first.
-        BackgroundWork.resumeAfterFork()
         let schedule = flushes.withLock { state in
             if state.running {
                 state.requested = min(state.requested ?? delay, delay)

@@ -24,13 +24,6 @@ import Dispatch
 /// termination.resume()
 /// ```
 public enum DefaultsShutdown {
-    /// Whether the process is ending: set when the flush at exit starts.
-    ///
-    /// From then on every write is made durable before it returns, as under ``WritePolicy/immediate``, since
-    /// nothing would flush it later (an `atexit` handler registered before the library's first use runs after
-    /// that flush).
-    static let isExiting = Locked(false)
-
     /// Makes every pending write of every suite open in the process durable, and waits for the suites' backup
     /// copies.
     ///

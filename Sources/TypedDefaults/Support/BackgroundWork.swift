@@ -34,8 +34,30 @@ enum BackgroundWork {
     /// In a child forked since the last call, starts the timer again, so that the jobs the parent left run
     /// there, and runs what ``onResumeAfterFork(_:)`` asked for; otherwise costs two loads and a comparison.
     static func resumeAfterFork() {
-        guard !timeline.isResumed(inFork: forkCount.pointee) else { return }
+        _ = willRun()
+    }
+
+    /// Whether work arranged now will run.
+    ///
+    /// `false` once ``stop()`` was called (the process is exiting), so that the caller does now what it would
+    /// have arranged for later. Resumes after a fork first, like ``resumeAfterFork()``, at the same cost.
+    static func willRun() -> Bool {
+        let state = timeline.state.load(ordering: .acquiring)
+        if state == forkCount.pointee &+ 1 { return true }
+        if state & Timeline.stopped != 0 { return false }
         timeline.add(nil)
+        return true
+    }
+
+    /// Stops running work: called when the process starts to exit, from where on ``willRun()`` is `false` and
+    /// what was arranged and not started never runs.
+    static func stop() {
+        timeline.state.bitwiseOr(Timeline.stopped, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether ``stop()`` was called.
+    static var isStopped: Bool {
+        timeline.state.load(ordering: .acquiring) & Timeline.stopped != 0
     }
 
     /// Runs `hook` in every child forked without `exec` from now on, the first time the library is used there
@@ -133,8 +155,10 @@ private final class Timeline: @unchecked Sendable {
     /// The fork count this process last resumed at.
     private var resumedInFork: UInt64
     private var resumeHooks: [@Sendable () -> Void] = []
-    /// The fork count, plus one, of the process whose timer runs and that has resumed: read without the lock.
-    private let resumed = Atomic<UInt64>(0)
+    /// The fork count, plus one, of the process whose timer runs and that has resumed, with ``stopped`` set
+    /// once the process exits: read without the lock.
+    let state = Atomic<UInt64>(0)
+    static let stopped: UInt64 = 1 << 63
 
     init() {
         condition = .allocate(capacity: 1)
@@ -149,11 +173,6 @@ private final class Timeline: @unchecked Sendable {
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
         pthread_cond_init(condition, &attributes)
         pthread_condattr_destroy(&attributes)
-    }
-
-    /// Whether the process with fork count `forks` has its timer running and has resumed its parent's work.
-    func isResumed(inFork forks: UInt64) -> Bool {
-        resumed.load(ordering: .acquiring) == forks &+ 1
     }
 
     func addResumeHook(_ hook: @escaping @Sendable () -> Void) {
@@ -192,7 +211,16 @@ private final class Timeline: @unchecked Sendable {
         lock.unlock()
         if start {
             if BackgroundWork.startThread({ [self] in waitForJobs() }) {
-                resumed.store(forks &+ 1, ordering: .releasing)
+                var current = state.load(ordering: .relaxed)
+                while true {
+                    let (exchanged, found) = state.compareExchange(
+                        expected: current,
+                        desired: current & Self.stopped | forks &+ 1,
+                        ordering: .acquiringAndReleasing
+                    )
+                    if exchanged { break }
+                    current = found
+                }
             } else {
                 // No thread can be made now (a process or memory limit): the next call tries again.
                 lock.lock()
@@ -277,6 +305,14 @@ enum BackgroundWork {
     }
 
     static func resumeAfterFork() {}
+
+    static func willRun() -> Bool { !stopped.withLock { $0 } }
+
+    static func stop() { stopped.withLock { $0 = true } }
+
+    static var isStopped: Bool { stopped.withLock { $0 } }
+
+    private static let stopped = Locked(false)
 
     static func onResumeAfterFork(_ hook: @escaping @Sendable () -> Void) {}
 

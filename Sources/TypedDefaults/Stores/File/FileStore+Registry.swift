@@ -80,9 +80,10 @@ extension FileStore {
     /// `starting` hears each suite's name before it is flushed.
     @discardableResult
     static func flushAllBeforeExit(atExit: Bool = true, starting: (String) -> Void = { _ in }) -> DefaultsError? {
-        // From here on, no background check of a file starts: the process could end in the middle of one
-        // (while it preserves a damaged file, say) and leave a partial copy behind.
-        if atExit { DefaultsShutdown.isExiting.withLock { $0 = true } }
+        // From here on, no background work starts (a check of a file could be ended midway, while it preserves a
+        // damaged file, say, and leave a partial copy behind), and every write is flushed before it returns: an
+        // `atexit` handler registered before the library's first use runs after this flush.
+        if atExit { BackgroundWork.stop() }
         var first: DefaultsError?
         for storage in all {
             starting(storage.name)

@@ -402,7 +402,7 @@ public final class FileStore: DefaultsStore {
             defer { fileLock.unlock() }
             // A check already running when the exit flush starts finishes first (the flush waits for the file
             // lock); one that would start after it does not start.
-            guard !DefaultsShutdown.isExiting.withLock({ $0 }) else { return }
+            guard !BackgroundWork.isStopped else { return }
             var wasRead = false
             defer { followReads(wasRead) }
             let (known, base) = state.withLock { state in

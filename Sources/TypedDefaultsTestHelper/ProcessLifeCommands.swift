@@ -3,8 +3,9 @@
 //
 //     fork-while-writing <suite> <children> <threads>
 //                         with <threads> threads writing (0: only the library's own), fork <children> children
-//                         one after another; each sets `child.<n>` and exits; prints `hung=<n>` for children
-//                         still running after 10 s (killed then), and each child's exit status
+//                         one after another; each sets `child.<n>` and exits; then set `parent` and flush;
+//                         prints `hung=<n>` for children still running after 10 s (killed then), and each
+//                         child's exit status
 //     fork-keeping-child <suite>
 //                         a thread writes immediately in a loop; fork a child that sleeps forever, print
 //                         `child=<pid>`, and go on writing until killed
@@ -225,6 +226,9 @@ private func forkWhileWriting(suite name: String, children: Int, threads: Int) t
         if status != 0 { say("child \(index) status=\(status)") }
     }
     stop.withLock { $0 = true }
+    // The parent goes on writing after its children.
+    suite[key: Key<String?>("parent")] = "finished"
+    try suite.flush()
     say("forking=\(forking / children) per child=\(waiting / children)")
     say("hung=\(hung)")
 }

@@ -10,7 +10,7 @@ import Testing
 @Suite("Process edges: fork, daemons, atexit, signals", .needsFileStore)
 struct ProcessEdgeTests {
     @Test(
-        "children forked without exec while threads write never hang, and each child's write lands",
+        "children forked without exec while threads write never hang; each child's write lands, and the parent's after",
         arguments: [2, 0]
     )
     func forkWhileWriting(threads: Int) throws {
@@ -26,6 +26,7 @@ struct ProcessEdgeTests {
         let stored = try directory.contents(ofSuite: "s")
         let missing = (0..<children).filter { stored["child.\($0)"] as? Int != $0 }
         #expect(missing.isEmpty, "children whose write is not in the file: \(missing)")
+        #expect(stored["parent"] as? String == "finished", "the parent's write after its children")
     }
 
     @Test("a child forked while its parent writes keeps no file lock: after the parent is killed, others write")

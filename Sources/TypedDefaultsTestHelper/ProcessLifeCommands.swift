@@ -25,6 +25,9 @@
 //     wait-after-write <sleep|read|poll> <suite> <key> <value>
 //                         default signal handling; write <key> (coalesced over an hour), print `written`, then
 //                         sleep 5 s, read a pipe nobody writes, or poll it for 5 s; print `resumed` and exit 0
+//     write-pending-spawning <suite> <key> <value>
+//                         write <key> (coalesced over an hour) while another thread starts a short program every
+//                         50 ms; print `written` and sleep
 //     write-now <suite> <key> <value>
 //                         write <key> under the immediate policy; print `written` or the error
 //     few-descriptors <suite> <limit>
@@ -133,6 +136,26 @@ func runProcessLifeCommand(_ arguments: [String]) throws -> Int32? {
         }
         say("resumed")
         return 0
+    case "write-pending-spawning":
+        guard arguments.count == 4 else { fail("write-pending-spawning: suite, key, value") }
+        resetTerminationSignals()
+        let suite = try adapter(arguments[1], policy: .coalesced(within: .seconds(3600)))
+        suite[key: Key<String?>(arguments[2])] = arguments[3]
+        // Another thread of the program starts short programs all the while, as `system()` would.
+        Thread.detachNewThread {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&blocked, number) }
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            while true {
+                var pid: pid_t = 0
+                let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1"), nil]
+                _ = posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ)
+                usleep(50_000)
+            }
+        }
+        say("written")
+        while true { sleep(60) }
     case "write-now":
         guard arguments.count == 4 else { fail("write-now: suite, key, value") }
         let suite = try adapter(arguments[1], policy: .immediate)

@@ -19,8 +19,8 @@ import Synchronization
 /// is not there to finish it: so every job must be safe to run again (each is a check of what is left to do:
 /// a flush of what is pending, a reading of the file if it changed, a copy of the last version written).
 ///
-/// Every thread started here blocks every signal: a signal meant for the program is never handled on a
-/// thread of the library's, and never interrupts its work.
+/// Every thread started here blocks every signal but those a fault of its own raises: a signal meant for the
+/// program is never handled on a thread of the library's, and never interrupts its work.
 ///
 /// ```swift
 /// BackgroundWork.run(after: .milliseconds(50)) { store.writeBackup() }
@@ -50,7 +50,7 @@ enum BackgroundWork {
     }
 
     /// Stops running work: called when the process starts to exit, from where on ``willRun()`` is `false` and
-    /// what was arranged and not started never runs.
+    /// no job starts (the process could end in the middle of one).
     static func stop() {
         timeline.state.bitwiseOr(Timeline.stopped, ordering: .sequentiallyConsistent)
     }
@@ -76,6 +76,9 @@ enum BackgroundWork {
         var all = sigset_t()
         var saved = sigset_t()
         sigfillset(&all)
+        // A fault in the thread itself must still reach the program's crash handler (and Swift's backtracer):
+        // blocked, the kernel would end the process without running either.
+        for fault in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT] { sigdelset(&all, fault) }
         // The new thread inherits the mask in force when it is made.
         pthread_sigmask(SIG_BLOCK, &all, &saved)
         defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
@@ -108,6 +111,8 @@ enum BackgroundWork {
         var deadline: UInt64
         var work: @Sendable () -> Void
         var id: UInt64 = 0
+        /// The worker running the job, once one is.
+        var thread: pthread_t?
     }
 
     private static let timeline = Timeline()
@@ -126,13 +131,28 @@ enum BackgroundWork {
     nonisolated(unsafe) static let forkCount: UnsafeMutablePointer<UInt64> = {
         let count = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
         count.initialize(to: 0)
-        pthread_atfork(nil, nil, countFork)
         return count
+    }()
+
+    /// The thread that called `fork()`, as a child knows it (the one thread it has at first).
+    // Written only in a child's atfork handler, while the child has one thread.
+    nonisolated(unsafe) static let forkingThread: UnsafeMutablePointer<pthread_t> = {
+        let thread = UnsafeMutablePointer<pthread_t>.allocate(capacity: 1)
+        thread.initialize(to: pthread_self())
+        return thread
+    }()
+
+    /// Registers the atfork handler once both globals it writes exist, so that it never meets one half made.
+    fileprivate static let countingForks: Void = {
+        _ = forkCount
+        _ = forkingThread
+        pthread_atfork(nil, nil, countFork)
     }()
 }
 
 private func countFork() {
     BackgroundWork.forkCount.pointee &+= 1
+    BackgroundWork.forkingThread.pointee = pthread_self()
 }
 
 /// The jobs waiting for their deadline, the jobs due, the jobs running, and the threads that wait for them.
@@ -163,6 +183,7 @@ private final class Timeline: @unchecked Sendable {
     init() {
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
+        BackgroundWork.countingForks
         resumedInFork = BackgroundWork.forkCount.pointee
         Self.initialize(condition)
     }
@@ -192,9 +213,13 @@ private final class Timeline: @unchecked Sendable {
             // waiting timer, and the jobs the parent was running are run again.
             resumedInFork = forks
             Self.initialize(condition)
-            ready.insert(contentsOf: running.values, at: 0)
-            running.removeAll()
-            workers = 0
+            // The thread that forked goes on in the child: a job it was running is not run a second time, and
+            // it is still a worker if it was one.
+            let forking = BackgroundWork.forkingThread.pointee
+            let carriedOn = running.values.filter { $0.thread.map { pthread_equal($0, forking) != 0 } ?? false }
+            ready.insert(contentsOf: running.values.filter { job in !carriedOn.contains { $0.id == job.id } }, at: 0)
+            running = Dictionary(uniqueKeysWithValues: carriedOn.map { ($0.id, $0) })
+            workers = carriedOn.count
             hooks = resumeHooks
         }
         var earliest = false
@@ -272,10 +297,11 @@ private final class Timeline: @unchecked Sendable {
     /// Runs due jobs until none is left, then ends its turn as a worker.
     private func runReadyJobs() {
         lock.lock()
-        while !ready.isEmpty {
+        while !ready.isEmpty, state.load(ordering: .acquiring) & Self.stopped == 0 {
             var job = ready.removeFirst()
             lastID &+= 1
             job.id = lastID
+            job.thread = pthread_self()
             running[job.id] = job
             lock.unlock()
             job.work()

@@ -35,8 +35,13 @@ enum LockRegistry {
         head.initialize(to: Node())
         let guardMutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         pthread_mutex_init(guardMutex, nil)
-        pthread_atfork(prepareForFork, resumeInParent, resumeInChild)
         return List(head: head, guardMutex: guardMutex)
+    }()
+
+    /// Registers the atfork handlers once the list exists, so that a fork never finds it half made.
+    private static let forkHandlers: Void = {
+        _ = list
+        pthread_atfork(prepareForFork, resumeInParent, resumeInChild)
     }()
 
     /// A new lock's node, listed, with its mutex initialized.
@@ -49,6 +54,7 @@ enum LockRegistry {
         pthread_mutex_init(mutex(of: node), &attributes)
         pthread_mutexattr_destroy(&attributes)
         let list = list
+        forkHandlers
         pthread_mutex_lock(list.guardMutex)
         node.pointee.next = list.head.pointee.next
         node.pointee.previous = list.head

@@ -123,6 +123,29 @@ struct ProcessEdgeTests {
         #expect(try directory.contents(ofSuite: "s")["k"] as? String == "v")
     }
 
+    @Test("a signal flush that waited for another process's lock is not taken for unfinished when programs start")
+    func signalFlushWhileProgramsStart() throws {
+        let directory = TemporaryConfigDirectory()
+        // Another process holds the suite's lock for a second, then lets it go.
+        let lockPath = directory.url.appendingPathComponent(".s.plist.lock").path
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(lock >= 0 && flock(lock, LOCK_EX) == 0)
+        let child = try Helper.start(["write-pending-spawning", "s", "k", "v"], configDirectory: directory.url)
+        try #require(child.waitForOutput(containing: "written"))
+        let started = ContinuousClock.now
+        sendSignal(SIGTERM, to: child.process.processIdentifier)
+        usleep(1_000_000)
+        close(lock)
+        try #require(eventually(within: .seconds(30)) { !child.process.isRunning })
+        child.process.waitUntilExit()
+        #expect(child.process.terminationReason == .uncaughtSignal)
+        #expect(child.process.terminationStatus == SIGTERM)
+        #expect(!child.output.contains("did not finish"), "\(child.output)")
+        #expect(try directory.contents(ofSuite: "s")["k"] as? String == "v")
+        // The flush ended about a second in; the bound is 5 s.
+        #expect(ContinuousClock.now - started < .seconds(4.5))
+    }
+
     @Test("with almost no descriptors to spare, a write fails with a clear error or lands; the process lives")
     func fewDescriptors() throws {
         for limit in 6...9 {

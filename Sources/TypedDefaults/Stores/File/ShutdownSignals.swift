@@ -87,8 +87,28 @@ enum ShutdownSignals {
             return
         }
         let signal = Int32(byte)
+        armLastResort(signal)
         flush(before: signal)
         end(by: signal)
+    }
+
+    /// Has the kernel send `signal` again once the flush and its report have had their time, before this
+    /// thread allocates anything: the signal's action is the default by then, so the process ends by it even if
+    /// this thread never gets that far (the thread the signal interrupted, waiting in the handler, may hold a
+    /// lock of the C library or of Swift's runtime that the flush needs).
+    private static func armLastResort(_ signal: Int32) {
+        #if canImport(Glibc)
+        var event = sigevent()
+        event.sigev_notify = Int32(SIGEV_SIGNAL)
+        event.sigev_signo = signal
+        var timer: timer_t?
+        guard timer_create(CLOCK_MONOTONIC, &event, &timer) == 0 else { return }
+        var due = itimerspec(
+            it_interval: timespec(),
+            it_value: timespec(tv_sec: Int(deadline) + 2, tv_nsec: 0)
+        )
+        timer_settime(timer, 0, &due, nil)
+        #endif
     }
 
     /// Flushes every suite, waiting at most ``deadline``.
@@ -98,50 +118,60 @@ enum ShutdownSignals {
             FileStore.flushAllBeforeExit(starting: { suite in current.withLock { $0 = suite } })
         }
         guard !finished else { return }
-        let suite = current.withLock { $0 } ?? ""
-        let diagnostic = DefaultsDiagnostic(
-            kind: .writeFailed,
-            suite: suite,
-            key: nil,
-            message: "flushing before \(name(of: signal)) ends the process did not finish within \(Int(deadline)) s "
-                + "(another process may hold the suite's lock file); writes not flushed yet are lost"
-        )
-        // A diagnostics handler is the program's code: it must not hold up the end either.
-        _ = runBounded(seconds: 1) { DefaultsDiagnostics.report(diagnostic, oncePerProcess: false) }
+        // A diagnostics handler is the program's code: it must not hold up the end either, nor must making the
+        // report.
+        _ = runBounded(seconds: 1) {
+            let diagnostic = DefaultsDiagnostic(
+                kind: .writeFailed,
+                suite: current.withLock { $0 } ?? "",
+                key: nil,
+                message: "flushing before \(name(of: signal)) ends the process did not finish within "
+                    + "\(Int(deadline)) s (another process may hold the suite's lock file); writes not flushed yet "
+                    + "are lost"
+            )
+            DefaultsDiagnostics.report(diagnostic, oncePerProcess: false)
+        }
     }
 
     /// Runs `body` on a thread of its own and waits at most `seconds` for it; returns whether it finished.
     ///
-    /// With no descriptors or threads to spare, `body` runs here, unbounded: a flush is worth more than the
-    /// bound.
+    /// The thread says it finished by writing a byte to a pipe: a program another thread starts meanwhile may
+    /// inherit the pipe, so its closing is no sign. With no descriptors or threads to spare, `body` runs here,
+    /// unbounded: a flush is worth more than the bound.
     private static func runBounded(seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
             body()
             return true
         }
-        defer { close(ends[0]) }
         // From before the thread starts: what `body` waits for inside (another process's lock, at most as
         // long) never outlasts the bound.
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        let writeEnd = ends[1]
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        for end in [readEnd, writeEnd] { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let started = BackgroundWork.startThread {
             body()
+            var done: UInt8 = 1
+            _ = write(writeEnd, &done, 1)
             close(writeEnd)
         }
         guard started else {
+            close(readEnd)
             close(writeEnd)
             body()
             return true
         }
-        // The thread closes its end when done, which makes the read end readable (at its end of file).
-        var waiting = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+        defer { close(readEnd) }
+        var waiting = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return false }
             // Rounded down: the last part of a millisecond is polled without waiting.
             let ready = poll(&waiting, 1, Int32(left / .milliseconds(1)))
-            if ready > 0 { return true }
+            if ready > 0 {
+                var done: UInt8 = 0
+                return read(readEnd, &done, 1) == 1
+            }
             if ready < 0, errno != EINTR { return false }
         }
     }

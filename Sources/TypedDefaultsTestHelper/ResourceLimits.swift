@@ -13,7 +13,7 @@ enum LimitedResource {
     /// How many descriptors the process may hold open (`RLIMIT_NOFILE`).
     case openFiles
 
-    // Glibc imports `RLIMIT_*` as an enumeration whose raw values `setrlimit` takes as `__rlimit_resource_t`;
+    // Glibc imports `RLIMIT_*` as an enumeration whose raw values `setrlimit` takes as its own resource type;
     // Darwin (and Musl) declare them as plain `Int32` constants.
     #if canImport(Glibc)
     fileprivate var number: __rlimit_resource_t {

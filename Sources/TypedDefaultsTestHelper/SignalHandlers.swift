@@ -14,7 +14,9 @@ func signalHandlerAddress(_ signal: Int32) -> Int {
     // The handler sits in a union that each C library names its own way.
     #if canImport(Darwin)
     return unsafeBitCast(current.__sigaction_u.__sa_handler, to: Int.self)
-    #else
+    #elseif canImport(Glibc)
     return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
+    #elseif canImport(Musl)
+    return unsafeBitCast(current.__sa_handler.sa_handler, to: Int.self)
     #endif
 }

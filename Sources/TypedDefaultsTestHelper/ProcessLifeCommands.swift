@@ -28,6 +28,9 @@
 //     write-pending-spawning <suite> <key> <value>
 //                         write <key> (coalesced over an hour) while another thread starts a short program every
 //                         50 ms; print `written` and sleep
+//     crash-in-handler <suite>
+//                         a crash handler for SIGILL and SIGTRAP (prints, exits 42), and a diagnostics handler
+//                         that traps on the failed background flush of a write past a file-size limit
 //     write-now <suite> <key> <value>
 //                         write <key> under the immediate policy; print `written` or the error
 //     few-descriptors <suite> <limit>
@@ -154,6 +157,26 @@ func runProcessLifeCommand(_ arguments: [String]) throws -> Int32? {
                 usleep(50_000)
             }
         }
+        say("written")
+        while true { sleep(60) }
+    case "crash-in-handler":
+        guard arguments.count == 2 else { fail("crash-in-handler: suite") }
+        // The program's crash handler: it must run for a fault on any thread, the library's included.
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            let line = "crash handler ran\n"
+            _ = line.withCString { write(1, $0, strlen($0)) }
+            _exit(42)
+        }
+        for fault in [SIGILL, SIGTRAP] { sigaction(fault, &action, nil) }
+        // A flush in the background fails (a file-size limit), and the handler its diagnostic reaches traps.
+        DefaultsDiagnostics.setHandler { diagnostic in
+            if diagnostic.kind == .writeFailed { fatalError("the program's own bug, on the thread that reports") }
+        }
+        let suite = try adapter(arguments[1], policy: .coalesced(within: .milliseconds(10)))
+        signal(SIGXFSZ, SIG_IGN)
+        setResourceLimit(.fileSize, 1_000)
+        suite[key: Key<String?>("big")] = String(repeating: "x", count: 10_000)
         say("written")
         while true { sleep(60) }
     case "write-now":

@@ -146,6 +146,17 @@ struct ProcessEdgeTests {
         #expect(ContinuousClock.now - started < .seconds(4.5))
     }
 
+    @Test("a fault on one of the library's threads (in the program's diagnostics handler) reaches the crash handler")
+    func faultOnLibraryThread() throws {
+        let directory = TemporaryConfigDirectory()
+        let child = try Helper.start(["crash-in-handler", "s"], configDirectory: directory.url)
+        try #require(eventually(within: .seconds(30)) { !child.process.isRunning })
+        child.process.waitUntilExit()
+        #expect(child.output.contains("crash handler ran"), "\(child.output)")
+        #expect(child.process.terminationReason == .exit)
+        #expect(child.process.terminationStatus == 42)
+    }
+
     @Test("with almost no descriptors to spare, a write fails with a clear error or lands; the process lives")
     func fewDescriptors() throws {
         for limit in 6...9 {

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// An adapter's store, with what the adapter keeps beside it: decoded values, the keys' trackers for the
 /// Observation framework, and scheduled flushes.
 ///

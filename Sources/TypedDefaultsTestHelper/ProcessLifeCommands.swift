@@ -212,19 +212,6 @@ private func adapter(_ suite: String, policy: WritePolicy) throws -> DefaultsAda
     try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored, writePolicy: policy)
 }
 
-/// Gives SIGTERM, SIGINT and SIGHUP their default action, unblocked, as a program started by a shell or systemd
-/// has them (Foundation's Process hands on the launching thread's blocked signals); before the first suite is
-/// opened, which is when the library looks at them.
-private func resetTerminationSignals() {
-    var terminating = sigset_t()
-    sigemptyset(&terminating)
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-        signal(number, SIG_DFL)
-        sigaddset(&terminating, number)
-    }
-    pthread_sigmask(SIG_UNBLOCK, &terminating, nil)
-}
-
 /// Writes `key` on a thread of its own until `stop` is set, flushing now and then.
 private func startWriting(_ suite: DefaultsAdapter<DefaultsKeys>, key: String, stop: Locked<Bool>) {
     Thread.detachNewThread {

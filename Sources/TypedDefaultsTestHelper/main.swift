@@ -308,15 +308,7 @@ case "write-pending", "write-pending-nohup", "own-sigterm-before", "own-sigterm-
     let command = arguments.first!
     let rest = Array(arguments.dropFirst())
     guard rest.count == 3 else { fail("\(command) needs a suite, a key and a value") }
-    // The signals as a program started by a shell or systemd has them: Foundation's Process hands on the
-    // launching thread's blocked and ignored signals (a Swift concurrency thread blocks them all).
-    var terminating = sigset_t()
-    sigemptyset(&terminating)
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-        signal(number, SIG_DFL)
-        sigaddset(&terminating, number)
-    }
-    pthread_sigmask(SIG_UNBLOCK, &terminating, nil)
+    resetTerminationSignals()
     if command == "write-pending-nohup" { signal(SIGHUP, SIG_IGN) }
     func handleTermination() -> DispatchSourceSignal {
         signal(SIGTERM, SIG_IGN)

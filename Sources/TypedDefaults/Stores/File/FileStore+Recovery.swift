@@ -111,7 +111,9 @@ extension FileStore {
                 return state.pendingBackup
             })
         else { return }
-        // A directory removed since the write stays removed: the copy is not worth making it again.
+        // A directory removed since the write stays removed: the copy is not worth making it again. Nor is a
+        // suite replaced or removed since (`defaults delete`): taking the lock would bring its lock file back.
+        guard (try? file.currentVersion()) == backup.version else { return }
         try? file.withExclusiveLock(creatingDirectory: false) { _ in file.writeBackup(backup.data, of: backup.version) }
     }
 

@@ -314,6 +314,28 @@ struct SuiteFile: Sendable {
         return (version, count)
     }
 
+    /// Removes the file, its backup copy and the lock file, holding the lock, when the file holds no value.
+    ///
+    /// The suite is then gone from disk, as `UserDefaults.removePersistentDomain(forName:)` leaves it on Apple
+    /// platforms. Returns `false`, removing nothing, when the file holds values (another writer came between
+    /// the caller's emptying write and this call) or the lock no longer guards it.
+    ///
+    /// The lock file goes last, while held: a writer waiting on it finds it gone from the path, as after any
+    /// lock file deletion, and creates a new one (see ``HeldLock/isStillAtPath``).
+    func removeIfEmpty(holding lock: HeldLock) throws(DefaultsError) -> Bool {
+        switch try read() {
+        case .values(let values, _, _) where values.isEmpty: break
+        case .missing: break
+        default: return false
+        }
+        guard lock.isStillAtPath else { return false }
+        if unlink(path) != 0, errno != ENOENT { throw writeFailed("cannot remove \(path)", errno) }
+        unlink(backupPath)
+        unlink(lockPath)
+        syncDirectory()
+        return true
+    }
+
     /// Keeps `data` as the last good copy, if the file still holds the version it was written as; call while
     /// holding the lock.
     ///

@@ -53,7 +53,7 @@ enum Output {
         case .bool(let bool): return bool ? "1" : "0"
         case .integer(let integer): return String(integer)
         case .unsignedInteger(let integer): return String(integer)
-        case .double(let double): return String(double)
+        case .double(let double): return macOSNumber(double)
         case .data(let data): return "<" + data.map { String(format: "%02x", $0) }.joined() + ">"
         case .date(let date): return quotedIfNeeded(macOSDate(date))
         case .array(let items):
@@ -64,6 +64,13 @@ enum Output {
                 .map { inner + quotedIfNeeded($0.key) + " = " + oldStyle($0.value, level: level + 1) + ";\n" }
             return indent + "{\n" + lines.joined() + indent + "}"
         }
+    }
+
+    /// A real as macOS's `defaults` prints it: a whole number without `.0` (`1`, not `1.0`), others in the
+    /// shortest form that reads back exactly.
+    static func macOSNumber(_ double: Double) -> String {
+        guard double.isFinite, double == double.rounded(), abs(double) < 1e15 else { return String(double) }
+        return (double.sign == .minus && double == 0 ? "-" : "") + String(Int64(double))
     }
 
     /// A date as macOS's `defaults` prints it: `2026-11-21 08:26:05 +0000`, in UTC, to the second.

@@ -408,6 +408,10 @@ struct DefaultsToolTests {
         try defaults("write", "app", "emptyList", "-array")
         try defaults("write", "app", "nested", #"{ inner = { }; list = (1, { z = 2; }, ( )); }"#)
         #expect(try succeed("read", "app", "when") == "2026-11-21 08:26:05 +0000")
+        try defaults("write", "app", "whole", "-float", "2")
+        #expect(try succeed("read", "app", "whole") == "2", "a whole real prints as macOS prints it, without .0")
+        #expect(try succeed("read-type", "app", "whole") == "Type is float")
+        try defaults("delete", "app", "whole")
         #expect(try succeed("read", "app", "emptyMap") == "{\n}")
         #expect(try succeed("read", "app", "emptyList") == "(\n)")
         let expected = """

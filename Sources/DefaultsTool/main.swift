@@ -23,10 +23,10 @@ let usage = """
       import domain path|-                 replace a domain with a property list
       watch domain [key]                   print changes as they happen, until interrupted
 
-    A domain is a suite name, `-app name` (a program's own domain: its executable's name), or `-g` /
-    `-globalDomain` / NSGlobalDomain, which Linux programs do not read and the tool refuses. Preferences are
-    per user, not per host, on Linux: -currentHost and -host <this machine> change nothing (a note says so),
-    and -host <another machine> is refused.
+    A domain is a suite name, or `-app name` (a program's own domain: its executable's name). The global
+    domain (-g, -globalDomain, NSGlobalDomain) is refused: programs using TypedDefaults never read it.
+    Preferences are per user, not per host, on Linux: -currentHost and -host <this machine> change nothing
+    (a note says so), and -host <another machine> is refused.
 
     Domains live in $XDG_CONFIG_HOME/<domain>.plist, or ~/.config/<domain>.plist. Writes take the same lock,
     merge the same way and protect damaged files as TypedDefaults does, so they are safe while programs run,

@@ -47,12 +47,13 @@ extension DefaultsAdapter {
         }
     }
 
-    /// Removes the suite: every value, and for a suite in a file (``FileStore``) the file itself, so that
-    /// `defaults domains` no longer lists it; what `UserDefaults.removePersistentDomain(forName:)` does.
+    /// Removes the suite: every value, and for a suite in a ``FileStore`` (every suite on Linux) its file,
+    /// lock and backup files, so that `defaults domains` no longer lists it, as
+    /// `UserDefaults.removePersistentDomain(forName:)` does.
     ///
     /// Observers hear of each value removed. A write made afterwards, here or in another process, creates the
-    /// suite anew. A store that keeps no file is emptied, durably. To empty the suite but keep its file, call
-    /// ``removeAll()``.
+    /// suite anew. Any other store (``UserDefaultsStore`` included, whose files the system keeps) is emptied,
+    /// durably. To empty the suite but keep its file, call ``removeAll()``.
     ///
     /// ```swift
     /// let settings = try DefaultsAdapter(suiteName: "com.example.app", keyStore: DefaultsKeys())

@@ -1,18 +1,19 @@
 // What the documentation's code blocks call without declaring it: stand-ins for the reader's own code (a view,
 // a player, a logger, a connection), compiled with every document's blocks by .ci/doc-snippets. No key and no
 // type of TypedDefaults' belongs here: a block that uses a key declares it, as a reader must.
+// The types are named Placeholder… so that they never hide a real one a document imports (swift-log's Logger).
 import Foundation
 
 /// The reader's own connection code.
 func connect(to host: String, port: Int) {}
 
 /// The reader's logger: swift-log's `Logger`, or any.
-struct Logger: Sendable {
+struct PlaceholderLogger: Sendable {
     func info(_ message: String) {}
     func warning(_ message: String) {}
     func error(_ message: String) {}
 }
-let logger = Logger()
+let logger = PlaceholderLogger()
 
 /// The reader's own types, which the migration guides name in their prose.
 enum Mood: String, Codable { case wild, calm }

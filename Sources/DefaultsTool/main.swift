@@ -367,10 +367,10 @@ func globalOptions(_ arguments: inout [String]) throws(ToolError) -> Bool {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-// A command that fails says so in one line of its own; only `watch`, which runs on, passes diagnostics on.
 do {
     let json = try globalOptions(&arguments)
     arguments = try resolvingDomain(arguments)
+    // A command that fails says so in one line of its own; only `watch`, which runs on, passes diagnostics on.
     if arguments.first != "watch" { DefaultsDiagnostics.setHandler { _ in } }
     try run(arguments, json: json)
 } catch {

@@ -226,16 +226,19 @@ struct SuiteFile: Sendable {
     /// takes before reading the file to merge into it.
     ///
     /// The lock file is opened for each use and closed after, so a suite holds no descriptor between writes.
-    /// The caller serializes its own calls (the lock is per open file).
+    /// The caller serializes its own calls (the lock is per open file). Without `creatingLockFile`, a missing
+    /// lock file (the suite was removed) is an error rather than made again.
     func withExclusiveLock<Result>(
         creatingDirectory: Bool = true,
+        creatingLockFile: Bool = true,
         _ body: (HeldLock) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
         let deadline = ContinuousClock.now + Self.lockWaitLimit
         while true {
             guard ContinuousClock.now < deadline else { throw lockTimeout() }
             if creatingDirectory { try createDirectory() }
-            guard let descriptor = try openRegularFile(lockPath, O_RDWR | O_CREAT, followingLinks: false) else {
+            let flags = O_RDWR | (creatingLockFile ? O_CREAT : 0)
+            guard let descriptor = try openRegularFile(lockPath, flags, followingLinks: false) else {
                 throw writeFailed("cannot open the lock file \(lockPath)", ENOENT)
             }
             // Closing the descriptor releases the lock, and so does the kernel when the process dies holding it.

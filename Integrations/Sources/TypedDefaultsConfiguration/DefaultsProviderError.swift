@@ -1,0 +1,41 @@
+import Configuration
+
+/// Why ``DefaultsProvider`` could not give a value: the suite holds one that is not of the type asked for.
+///
+/// The provider throws it from its lookups, and swift-configuration's reader treats it as it treats its own
+/// providers' conversion errors: `int(forKey:default:)` returns the default and reports the error to the
+/// reader's access reporter, `requiredInt(forKey:)` and `fetchInt(forKey:)` throw it, and a watch passes the
+/// default (or, for a required value, the error) for that update. The message names the key and the stored
+/// type but never the stored value, which may be a secret.
+///
+/// ## Usage
+/// ```swift
+/// do {
+///     _ = try reader.requiredInt(forKey: "http.timeout")
+/// } catch let error as DefaultsProviderError {
+///     print(error)   // "http.timeout" holds a string, which is not an int
+/// }
+/// ```
+public enum DefaultsProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The value stored under `key` (a defaults key) is a `stored` (such as "string" or "array") that does
+    /// not read as `type`.
+    case valueNotConvertible(key: String, type: ConfigType, stored: String)
+
+    /// A one-line description that names the key and types, never the value.
+    public var description: String {
+        switch self {
+        case .valueNotConvertible(let key, let type, let stored):
+            "\(String(reflecting: key)) holds \(stored), which is not \(type.article) \(type.rawValue)"
+        }
+    }
+}
+
+extension ConfigType {
+    /// The indefinite article for the type's name, so that messages read as English.
+    fileprivate var article: String {
+        switch self {
+        case .int, .intArray: "an"
+        default: "a"
+        }
+    }
+}

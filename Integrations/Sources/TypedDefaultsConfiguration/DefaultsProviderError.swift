@@ -3,10 +3,10 @@ import Configuration
 /// Why ``DefaultsProvider`` could not give a value: the suite holds one that is not of the type asked for.
 ///
 /// The provider throws it from its lookups, and swift-configuration's reader treats it as it treats its own
-/// providers' conversion errors: `int(forKey:default:)` returns the default and reports the error to the
-/// reader's access reporter, `requiredInt(forKey:)` and `fetchInt(forKey:)` throw it, and a watch passes the
-/// default (or, for a required value, the error) for that update. The message names the key and the stored
-/// type but never the stored value, which may be a secret.
+/// providers' conversion errors: `int(forKey:)` returns `nil` and `int(forKey:default:)` the default, each
+/// reporting the error to the reader's access reporter; `requiredInt(forKey:)` and every `fetch` method throw
+/// it; a watch delivers the default (or `nil`) for that update, and a watch of a required value ends with the
+/// error. The message names the key and the stored type but never the stored value, which may be a secret.
 ///
 /// ## Usage
 /// ```swift

@@ -7,7 +7,7 @@ import TypedDefaults
 //
 // TYPE is int, double, bool, string, data (hexadecimal), strings (comma-separated) or remove (VALUE ignored).
 // The suite is opened by name, so it is in $XDG_CONFIG_HOME, which the tests set to a directory of their own.
-// Every write is durable before the process exits with status 0.
+// The writes land in the file as one write, durable before the process exits with status 0.
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("helper: \(message)\n".utf8))
@@ -61,8 +61,7 @@ do {
     let defaults = try DefaultsAdapter(
         suiteName: suite,
         keyStore: DefaultsKeys(),
-        launchArguments: .ignored,
-        writePolicy: .immediate
+        launchArguments: .ignored
     )
     let writes = Array(arguments.dropFirst())
     for index in stride(from: 0, to: writes.count, by: 3) {

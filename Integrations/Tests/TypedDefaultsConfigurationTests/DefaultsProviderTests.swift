@@ -88,43 +88,51 @@ import TypedDefaultsConfiguration
         try adapter.set(1, for: timeout)
         let reader = ConfigReader(provider: DefaultsProvider(adapter))
         let adapter = self.adapter
+        let delivered = Delivered<Int>()
         try await withTimeout {
             try await reader.watchInt(forKey: "http.timeout", default: 5) { updates in
-                var values = updates.makeAsyncIterator()
-                #expect(try await values.next() == 1)
-                // Other keys' changes and writes of the same value deliver nothing.
-                try adapter.set("x", for: Key<String?>("http.host"))
-                try adapter.set(1, for: timeout)
-                try adapter.set(2, for: timeout)
-                #expect(try await values.next() == 2)
-                adapter.reset(timeout)
-                #expect(try await values.next() == 5)
-                try adapter.set("soon", for: Key<String?>("http.timeout"))
-                #expect(try await values.next() == 5)   // a mismatch reads as the default
-                try adapter.set(3, for: timeout)
-                #expect(try await values.next() == 3)
+                try await collecting(updates, into: delivered) {
+                    try await delivered.wait(forCount: 1)
+                    // Other keys' changes and writes of the same value deliver nothing.
+                    try adapter.set("x", for: Key<String?>("http.host"))
+                    try adapter.set(1, for: timeout)
+                    try await Task.sleep(for: .milliseconds(100))
+                    try adapter.set(2, for: timeout)
+                    try await delivered.wait(forCount: 2)
+                    adapter.reset(timeout)
+                    try await delivered.wait(forCount: 3)
+                    try adapter.set("soon", for: Key<String?>("http.timeout"))   // a mismatch reads as the default
+                    try await delivered.wait(forCount: 4)
+                    try adapter.set(3, for: timeout)
+                    try await delivered.wait(forCount: 5)
+                }
             }
         }
+        #expect(delivered.all == [1, 2, 5, 5, 3])
     }
 
     @Test func watchSnapshotStartsWithTheCurrentStateAndDeliversEachChange() async throws {
         try adapter.set(1, for: Key<Int>("a", default: 0))
         let provider = DefaultsProvider(adapter)
         let adapter = self.adapter
+        let delivered = Delivered<[Int?]>()
         try await withTimeout {
             try await provider.watchSnapshot { updates in
-                var snapshots = updates.makeAsyncIterator()
-                func next() async throws -> [Int?] {
-                    let snapshot = try #require(try await snapshots.next())
-                    return try ["a", "b"].map { try snapshot.value(forKey: [$0], type: .int).value?.content.int }
+                let states = updates.map { snapshot in
+                    ["a", "b"].map { try? snapshot.value(forKey: [$0], type: .int).value?.content.int }
                 }
-                #expect(try await next() == [1, nil])
-                try adapter.set(2, for: Key<Int>("b", default: 0))
-                #expect(try await next() == [1, 2])
-                adapter.removeAll()
-                #expect(try await next() == [nil, nil])
+                try await collecting(states, into: delivered) {
+                    try await delivered.wait(forCount: 1)
+                    try adapter.set(1, for: Key<Int>("a", default: 0))   // no change
+                    try await Task.sleep(for: .milliseconds(100))
+                    try adapter.set(2, for: Key<Int>("b", default: 0))
+                    try await delivered.wait(forCount: 2)
+                    adapter.removeAll()
+                    try await delivered.wait(forCount: 3)
+                }
             }
         }
+        #expect(delivered.all == [[1, nil], [1, 2], [nil, nil]])
     }
 
     @Test func watchesEndWhenTheHandlerReturnsAndLeaveNoObserverBehind() async throws {

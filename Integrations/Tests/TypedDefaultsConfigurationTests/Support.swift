@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TypedDefaults
 
@@ -85,5 +86,38 @@ func withTimeout<Result: Sendable>(
         defer { group.cancelAll() }
         guard let first = try await group.next(), let result = first else { throw TimedOut(seconds: seconds) }
         return result
+    }
+}
+
+/// What a watch delivered, collected by a task of its own so that a repeat shows up as an extra element: a
+/// consumer that waits in the sequence gets every element, where one that looks later gets only the newest.
+final class Delivered<Element: Sendable>: Sendable {
+    private let elements = Mutex<[Element]>([])
+
+    var all: [Element] { elements.withLock { $0 } }
+
+    /// Collects every element of `updates` until the task is cancelled.
+    func collect(_ updates: some AsyncSequence<Element, Never>) async {
+        for await element in updates { elements.withLock { $0.append(element) } }
+    }
+
+    /// Returns once `count` elements have arrived.
+    func wait(forCount count: Int) async throws {
+        while elements.withLock({ $0.count }) < count { try await Task.sleep(for: .milliseconds(5)) }
+    }
+}
+
+/// Runs a watch's handler: collects `updates` into `delivered` while `drive` makes changes, then, after
+/// `drive` returns, gives a repeat of the last element time to show before ending the watch.
+func collecting<Element: Sendable>(
+    _ updates: some AsyncSequence<Element, Never> & Sendable,
+    into delivered: Delivered<Element>,
+    while drive: @escaping @Sendable () async throws -> Void
+) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await delivered.collect(updates) }
+        try await drive()
+        try await Task.sleep(for: .milliseconds(300))
+        group.cancelAll()
     }
 }

@@ -80,9 +80,13 @@ extension DefaultsProvider: ConfigProvider {
     /// `type`.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
         let name = Self.defaultsKey(for: key)
-        let value = try store.value(forKey: name).map { stored throws(DefaultsProviderError) in
-            ConfigValue(try stored.configContent(as: type, key: name), isSecret: secrets.isSecret(key: name, value: stored))
-        }
+        let value = try store.value(forKey: name)
+            .map { stored throws(DefaultsProviderError) in
+                ConfigValue(
+                    try stored.configContent(as: type, key: name),
+                    isSecret: secrets.isSecret(key: name, value: stored)
+                )
+            }
         return LookupResult(encodedKey: name, value: value)
     }
 
@@ -101,16 +105,18 @@ extension DefaultsProvider: ConfigProvider {
         snapshot(of: store.snapshot())
     }
 
+    // `nonisolated(nonsending)`, as swift-configuration declares the requirement: the handler runs on the caller's
+    // executor, so it need not be `Sendable`.
+
     /// Calls `updatesHandler` with the key's value now and after each change of it, until the handler returns
     /// or its task is cancelled.
-    // `nonisolated(nonsending)`, as swift-configuration declares the requirement: the handler runs on the caller's
-    // executor, so it needs not be `Sendable`.
     nonisolated(nonsending) public func watchValue<Return: ~Copyable>(
         forKey key: AbsoluteConfigKey,
         type: ConfigType,
-        updatesHandler: nonisolated(nonsending) (
-            _ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
-        ) async throws -> Return
+        updatesHandler:
+            nonisolated(nonsending) (
+                _ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
+            ) async throws -> Return
     ) async throws -> Return {
         let name = Self.defaultsKey(for: key)
         let updates = updates(of: name)
@@ -118,7 +124,10 @@ extension DefaultsProvider: ConfigProvider {
         let provider = self
         let values = updates.states.map { state -> Result<LookupResult, any Error> in
             Result {
-                LookupResult(encodedKey: name, value: try provider.snapshot(of: state).configValue(forKey: name, type: type))
+                LookupResult(
+                    encodedKey: name,
+                    value: try provider.snapshot(of: state).configValue(forKey: name, type: type)
+                )
             }
         }
         return try await updatesHandler(ConfigUpdatesAsyncSequence(values))
@@ -127,7 +136,10 @@ extension DefaultsProvider: ConfigProvider {
     /// Calls `updatesHandler` with the suite's state now and after each batch of changes, until the handler
     /// returns or its task is cancelled.
     nonisolated(nonsending) public func watchSnapshot<Return: ~Copyable>(
-        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
+        updatesHandler:
+            nonisolated(nonsending) (
+                _ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>
+            ) async throws -> Return
     ) async throws -> Return {
         let updates = updates(of: nil)
         defer { updates.stop() }

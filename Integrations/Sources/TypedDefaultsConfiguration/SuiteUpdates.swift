@@ -2,9 +2,10 @@ import Dispatch
 import Synchronization
 import TypedDefaults
 
-/// The states of a suite's stored values as they change: the current one first, then one after each batch of
-/// changes the store announces (this process's writes, other processes' writes to the suite's file, edits by
-/// hand), each state once. Following one key, the states hold that key alone and change only with it.
+/// The states of a suite's stored values as they change, each once, the current one first.
+///
+/// A new state follows each batch of changes the store announces: this process's writes, other processes' writes
+/// to the suite's file, edits by hand. Following one key, the states hold that key alone and change only with it.
 ///
 /// The state is followed on a serial queue of its own. The first state is read on that queue after the
 /// observation starts, so no change is missed; changes announced before it are already in it and are skipped.
@@ -19,7 +20,9 @@ final class SuiteUpdates: Sendable {
     /// The one key followed, or `nil` for the whole suite.
     private let key: String?
     private let queue = DispatchQueue(label: "TypedDefaultsConfiguration.updates")
-    /// The state last delivered; `nil` until the first. Only the queue changes it: the lock makes that visible.
+    /// The state last delivered, `nil` until the first.
+    ///
+    /// Only the queue changes it; the lock makes that visible to every thread.
     private let followed = Mutex<[String: PropertyListValue]?>(nil)
     private let observation = Mutex<DefaultsObservation?>(nil)
 

@@ -32,7 +32,9 @@ import TypedDefaultsConfiguration
 
         try await suite.writeFromAnotherProcess(("http.timeout", "string", "soon"))
         // A fetch, even with a default, throws the provider's error, as swift-configuration's readers do.
-        await #expect(throws: DefaultsProviderError.self) { try await reader.fetchInt(forKey: "http.timeout", default: 5) }
+        await #expect(throws: DefaultsProviderError.self) {
+            try await reader.fetchInt(forKey: "http.timeout", default: 5)
+        }
         #expect(reader.int(forKey: "http.timeout", default: 5) == 5)
     }
 

@@ -25,8 +25,10 @@ import TypedDefaultsConfiguration
 
     @Test func theProviderNameNamesTheSuite() throws {
         let store = InMemoryStore()
-        #expect(DefaultsProvider(DefaultsAdapter(store: store, keyStore: DefaultsKeys())).providerName
-            == "DefaultsProvider[\(store.name)]")
+        #expect(
+            DefaultsProvider(DefaultsAdapter(store: store, keyStore: DefaultsKeys())).providerName
+                == "DefaultsProvider[\(store.name)]"
+        )
         #if !canImport(Darwin)
         let suite = try IsolatedSuite()
         #expect(DefaultsProvider(suite.adapter).providerName == "DefaultsProvider[\(suite.name)]")
@@ -101,7 +103,7 @@ import TypedDefaultsConfiguration
                     try await delivered.wait(forCount: 2)
                     adapter.reset(timeout)
                     try await delivered.wait(forCount: 3)
-                    try adapter.set("soon", for: Key<String?>("http.timeout"))   // a mismatch reads as the default
+                    try adapter.set("soon", for: Key<String?>("http.timeout"))  // a mismatch reads as the default
                     try await delivered.wait(forCount: 4)
                     try adapter.set(3, for: timeout)
                     try await delivered.wait(forCount: 5)
@@ -123,7 +125,7 @@ import TypedDefaultsConfiguration
                 }
                 try await collecting(states, into: delivered) {
                     try await delivered.wait(forCount: 1)
-                    try adapter.set(1, for: Key<Int>("a", default: 0))   // no change
+                    try adapter.set(1, for: Key<Int>("a", default: 0))  // no change
                     try await Task.sleep(for: .milliseconds(100))
                     try adapter.set(2, for: Key<Int>("b", default: 0))
                     try await delivered.wait(forCount: 2)
@@ -146,7 +148,7 @@ import TypedDefaultsConfiguration
             try await provider.watchSnapshot { updates in updates }
         }
         var iterator = ended.makeAsyncIterator()
-        _ = try await iterator.next()   // the first state, if it was still buffered
+        _ = try await iterator.next()  // the first state, if it was still buffered
         #expect(try await iterator.next() == nil)
     }
 }

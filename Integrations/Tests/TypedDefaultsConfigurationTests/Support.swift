@@ -71,8 +71,10 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String { "did not finish within \(seconds) s" }
 }
 
-/// Runs `body`, cancelling it and throwing ``TimedOut`` if it takes longer than `seconds`: a watch that never
-/// delivers fails the test rather than hanging the run. A cancelled watch's sequence ends, so `body` returns.
+/// Runs `body`, cancelling it and throwing ``TimedOut`` if it takes longer than `seconds`.
+///
+/// A watch that never delivers then fails the test rather than hanging the run: a cancelled watch's sequence
+/// ends, so `body` returns.
 func withTimeout<Result: Sendable>(
     seconds: Double = 30,
     _ body: @escaping @Sendable () async throws -> Result

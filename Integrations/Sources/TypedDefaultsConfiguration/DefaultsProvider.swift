@@ -7,8 +7,8 @@ import TypedDefaults
 ///
 /// A config key reads the defaults key of its components joined by `.`: `http.timeout` reads the key
 /// `"http.timeout"`. A value reads as the TypedDefaults key of the matching Swift type would read it (an int
-/// from a stored integer, a real with an integral value or integer text; see <doc:SwiftConfiguration> in the
-/// repository's `Docs/SwiftConfiguration.md`); a value of another type throws
+/// from a stored integer, a real with an integral value or integer text; the repository's
+/// `Docs/SwiftConfiguration.md` has the table); a value of another type throws
 /// ``DefaultsProviderError/valueNotConvertible(key:type:stored:)``, which the reader handles as it handles its
 /// own providers' conversion errors. The provider reads stored values only: launch arguments such as
 /// `-http.timeout 3` are left to swift-configuration's `CommandLineArgumentsProvider`.
@@ -33,9 +33,7 @@ import TypedDefaults
 /// ```
 public struct DefaultsProvider: Sendable {
     private let store: any DefaultsStore
-    private let observe:
-        @Sendable (DispatchQueue, @escaping @Sendable ([DefaultsChange<PropertyListValue?>]) -> Void) ->
-            DefaultsObservation
+    private let observe: SuiteUpdates.Observe
     private let secrets: SecretsSpecifier<String, PropertyListValue>
 
     /// Creates a provider over the suite of `adapter`, whatever its store or key store.
@@ -52,7 +50,12 @@ public struct DefaultsProvider: Sendable {
         secretsSpecifier: SecretsSpecifier<String, PropertyListValue> = .none
     ) {
         store = adapter.store
-        observe = { queue, handler in adapter.observeStoredValues(queue: queue, handler) }
+        observe = { key, queue, handler in
+            guard let key else { return adapter.observeStoredValues(queue: queue, handler) }
+            // By name, so that a store which can watch only the keys observed one by one (key-value observing,
+            // on Apple platforms) watches this one.
+            return adapter.observe(Key<PropertyListValue?>(key), queue: queue) { handler([$0]) }
+        }
         secrets = secretsSpecifier
     }
 

@@ -26,18 +26,21 @@ final class SuiteUpdates: Sendable {
     private let followed = Mutex<[String: PropertyListValue]?>(nil)
     private let observation = Mutex<DefaultsObservation?>(nil)
 
-    /// Starts following `key` (every key for `nil`) of the store through `observe` (an adapter's
-    /// `observeStoredValues`).
-    init(
-        store: any DefaultsStore,
-        key: String?,
-        observe: (DispatchQueue, @escaping @Sendable ([DefaultsChange<PropertyListValue?>]) -> Void) ->
-            DefaultsObservation
-    ) {
+    /// Starts observing the changes of a key (every key for `nil`), delivered on a queue to a handler, as an
+    /// adapter's `observe` and `observeStoredValues` do.
+    typealias Observe =
+        @Sendable (
+            _ key: String?,
+            _ queue: DispatchQueue,
+            _ handler: @escaping @Sendable ([DefaultsChange<PropertyListValue?>]) -> Void
+        ) -> DefaultsObservation
+
+    /// Starts following `key` (every key for `nil`) of the store through `observe`.
+    init(store: any DefaultsStore, key: String?, observe: Observe) {
         (states, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.store = store
         self.key = key
-        let started = observe(queue) { [weak self] changes in self?.apply(changes) }
+        let started = observe(key, queue) { [weak self] changes in self?.apply(changes) }
         observation.withLock { $0 = started }
         queue.sync {
             let current = key.map { key in store.value(forKey: key).map { [key: $0] } ?? [:] } ?? store.snapshot()

@@ -164,3 +164,12 @@ final class AccessEvents: AccessReporter, Sendable {
     var all: [AccessEvent] { events.withLock { $0 } }
     func report(_ event: AccessEvent) { events.withLock { $0.append(event) } }
 }
+
+/// The calls users outside the repository write, kept compiling here; never run, since the suite it opens is
+/// the user's own `~/.config/app.plist`.
+func callsUsersWrite() async throws {
+    let adapter = try DefaultsAdapter(suiteName: "app", keyStore: DefaultsKeys())
+    let reader = ConfigReader(provider: DefaultsProvider(adapter))
+    _ = reader.int(forKey: "http.timeout", default: 5)
+    try await reader.watchInt(forKey: "http.timeout", default: 5) { updates in for await v in updates { print(v) } }
+}

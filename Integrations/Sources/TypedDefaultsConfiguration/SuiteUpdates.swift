@@ -65,7 +65,8 @@ final class SuiteUpdates: Sendable {
         for change in changes where key == nil || change.key == key {
             let current = state[change.key]
             if Self.same(change.newValue, current) { continue }
-            // The store is asked outside the lock: a store may be code of the app's own.
+            // A change that does not follow on from the state is settled by the store's value now, asked with no
+            // lock held: a store may be code of the app's own.
             let new = Self.same(change.oldValue, current) ? change.newValue : store.value(forKey: change.key)
             if Self.same(new, current) { continue }
             state[change.key] = new

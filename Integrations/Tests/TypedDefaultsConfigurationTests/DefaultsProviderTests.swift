@@ -173,3 +173,50 @@ func callsUsersWrite() async throws {
     _ = reader.int(forKey: "http.timeout", default: 5)
     try await reader.watchInt(forKey: "http.timeout", default: 5) { updates in for await v in updates { print(v) } }
 }
+
+/// A store that announces its changes without their old values, as a store that learns only of new values
+/// (a remote service's notifications, say) does.
+final class NewValuesOnlyStore: DefaultsStore {
+    private let values = Mutex<[String: PropertyListValue]>([:])
+    let name = "new-values-only"
+    let changes = DefaultsStoreChanges()
+
+    func value(forKey key: String) -> PropertyListValue? { values.withLock { $0[key] } }
+    func snapshot() -> [String: PropertyListValue] { values.withLock { $0 } }
+
+    func apply(_ batch: DefaultsBatch) -> Bool {
+        values.withLock { values in
+            guard let changed = batch.apply(to: &values) else { return false }
+            changes.publish(changed.map { DefaultsStoreChange(key: $0.key, oldValue: nil, newValue: $0.newValue) })
+            return true
+        }
+    }
+
+    func flush() {}
+}
+
+@Suite struct StoresOfTheirOwnTests {
+    @Test func aSnapshotWatchOfAStoreThatAnnouncesOnlyNewValuesDeliversEachChangeOnce() async throws {
+        let adapter = DefaultsAdapter(store: NewValuesOnlyStore(), keyStore: DefaultsKeys())
+        let timeout = Key<Int?>("http.timeout")
+        try adapter.set(1, for: timeout)
+        let provider = DefaultsProvider(adapter)
+        #expect(provider.providerName == "DefaultsProvider[new-values-only]")
+        let delivered = Delivered<Int?>()
+        try await withTimeout {
+            try await provider.watchSnapshot { updates in
+                let timeouts = updates.map {
+                    try? $0.value(forKey: ["http", "timeout"], type: .int).value?.content.int
+                }
+                try await collecting(timeouts, into: delivered) {
+                    try await delivered.wait(forCount: 1)
+                    try adapter.set(2, for: timeout)
+                    try await delivered.wait(forCount: 2)
+                    adapter.reset(timeout)
+                    try await delivered.wait(forCount: 3)
+                }
+            }
+        }
+        #expect(delivered.all == [1, 2, nil])
+    }
+}

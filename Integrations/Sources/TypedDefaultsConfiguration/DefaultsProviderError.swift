@@ -10,6 +10,9 @@ import Configuration
 ///
 /// ## Usage
 /// ```swift
+/// let adapter = DefaultsAdapter(store: InMemoryStore(), keyStore: DefaultsKeys())
+/// adapter[key: Key<String>("http.timeout", default: "")] = "soon"
+/// let reader = ConfigReader(provider: DefaultsProvider(adapter))
 /// do {
 ///     _ = try reader.requiredInt(forKey: "http.timeout")
 /// } catch let error as DefaultsProviderError {

@@ -155,6 +155,21 @@ extension Hostile {
             #expect(removeAll < .seconds(1))
         }
 
+        @Test("reset of both spellings in one call removes both")
+        func resetBothSpellings() throws {
+            let suite = IsolatedSuite()
+            try Foreign.pythonWrites(Self.twoSpellings, format: "FMT_BINARY", to: suite.fileURL)
+            let composed = Key<String?>("caf\u{E9}")
+            let decomposed = Key<String?>("cafe\u{301}")
+            #expect(suite.adapter[key: composed] == "composed")
+            suite.adapter.reset([composed, decomposed])
+            try suite.adapter.flush()
+            let after = try Foreign.pythonReading(suite.fileURL)
+            #expect(after == "binary\n'other' 'x'\n", "\(after)")
+            #expect(suite.adapter[key: composed] == nil)
+            #expect(suite.adapter[key: decomposed] == nil)
+        }
+
         @Test("a spelling another program removes while a write to the other is pending reads the file's value")
         func spellingRemovedUnderPendingWrite() throws {
             let suite = IsolatedSuite(writePolicy: .coalesced(within: .seconds(3600)))

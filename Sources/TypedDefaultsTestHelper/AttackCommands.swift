@@ -16,6 +16,7 @@ import Glibc
 //     TypedDefaultsTestHelper increment-key <suite> <key> <count>   modify(key) += 1 as an Int, count times
 
 /// A store over "a server": `apply` holds the store's own lock across a slow call, `flush` takes it too.
+// @unchecked: `lock` guards `memory`'s use across the slow call, as a store over a server would.
 final class LockedServerStore: DefaultsStore, @unchecked Sendable {
     let name = "locked-server"
     private let lock = NSLock()
@@ -55,6 +56,7 @@ final class LockedServerStore: DefaultsStore, @unchecked Sendable {
 }
 
 /// A store whose flush makes sure everything else is flushed first.
+// @unchecked: `calls` is read and written only under `depth`.
 final class ReentrantStore: DefaultsStore, @unchecked Sendable {
     let name = "reentrant"
     private let inner: JournalStore
@@ -85,7 +87,11 @@ func runAttackCommand(_ arguments: [String]) throws -> Int32? {
         guard arguments.count == 2 else { fail("own-store-locked: file") }
         resetTerminationSignals()
         let store = LockedServerStore(file: URL(fileURLWithPath: arguments[1]), slowApply: true)
-        let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys(), writePolicy: .coalesced(within: .seconds(3600)))
+        let defaults = DefaultsAdapter(
+            store: store,
+            keyStore: DefaultsKeys(),
+            writePolicy: .coalesced(within: .seconds(3600))
+        )
         defaults[key: Key<String?>("k")] = "v0"
         say("written")
         var round = 1
@@ -97,7 +103,11 @@ func runAttackCommand(_ arguments: [String]) throws -> Int32? {
         guard arguments.count == 2 else { fail("own-store-reentrant: file") }
         resetTerminationSignals()
         let store = ReentrantStore(file: URL(fileURLWithPath: arguments[1]))
-        let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys(), writePolicy: .coalesced(within: .seconds(3600)))
+        let defaults = DefaultsAdapter(
+            store: store,
+            keyStore: DefaultsKeys(),
+            writePolicy: .coalesced(within: .seconds(3600))
+        )
         defaults[key: Key<String?>("k")] = "v"
         say("written")
         withExtendedLifetime(defaults) { exit(0) }

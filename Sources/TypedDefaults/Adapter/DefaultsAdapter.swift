@@ -597,9 +597,19 @@ extension DefaultsAdapter {
     private func reset(names: [String]) {
         // Key by key: inside a `modify` body, resetting other keys is not a write of the one it modifies.
         for name in names { ReadModifyWrite.noteWrite(to: store, key: name) }
+        // One batch, unless two names are spellings of one key that Swift's `String` takes to be equal (a file
+        // can hold both): a batch, keyed by `String`, holds one of them, so each other goes in a batch of its own.
+        var batches: [[String: PropertyListValue?]] = []
+        var seen = Set<[UInt8]>()
+        for name in names where seen.insert(Array(name.utf8)).inserted {
+            if let free = batches.firstIndex(where: { $0.index(forKey: name) == nil }) {
+                batches[free].updateValue(nil, forKey: name)
+            } else {
+                batches.append([name: PropertyListValue?.none])
+            }
+        }
         do {
-            let batch = DefaultsBatch(writes: Dictionary(names.map { ($0, nil) }) { first, _ in first })
-            try write(batch, key: nil, noted: true)
+            for writes in batches { try write(DefaultsBatch(writes: writes), key: nil, noted: true) }
         } catch {
             reportWriteFailure(error, key: nil)
         }

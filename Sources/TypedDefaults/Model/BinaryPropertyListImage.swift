@@ -71,31 +71,23 @@ struct BinaryPropertyListImage: Sendable {
     func updating(_ changes: [(key: String, value: PropertyListValue?)]) -> BinaryPropertyListImage {
         var keys = keys
         var objects = objects
-        var names = names
+        var places = EntryPlaces(names)
         for (key, value) in changes {
-            switch (names.indexOfKey(key), value) {
+            switch (places.index(of: key), value) {
             case (let index?, let value?):
                 objects[index] = BinaryPropertyListObject(value)
             case (let index?, nil):
-                keys.remove(at: index)
-                objects.remove(at: index)
-                names.remove(at: index)
+                places.remove(index)
             case (nil, let value?):
+                places.append(key)
                 keys.append(BinaryPropertyListObject(.string(key)))
                 objects.append(BinaryPropertyListObject(value))
-                names.append(key)
             case (nil, nil):
                 break
             }
         }
+        let kept = places.kept
+        (keys, objects) = (kept.map { keys[$0] }, kept.map { objects[$0] })
         return BinaryPropertyListImage(keys: keys, objects: objects, bytes: nil)
-    }
-}
-
-extension [String?] {
-    /// Where a suite's file holds the entry a write of `key` changes: the key of the very same bytes, else the
-    /// first that Swift's `String` takes to be equal (the spelling a dictionary read from the file keeps).
-    func indexOfKey(_ key: String) -> Int? {
-        firstIndex { $0.map { $0.utf8.elementsEqual(key.utf8) } ?? false } ?? firstIndex { $0 == key }
     }
 }

@@ -9,7 +9,7 @@ extension PropertyListXML {
     /// A dictionary read from such a file keeps one of two spellings, and cannot hold a UID, so a file written
     /// from it would drop entries or give one key the other's value. A write of a few keys changes their entries
     /// here instead and leaves every other entry as it was, each spelling with its own value and each reference
-    /// as the text that spells it; keys are matched by their bytes first (see `indexOfKey(_:)`).
+    /// as the text that spells it; keys are matched by their bytes first (see `EntryPlaces`).
     ///
     /// ```swift
     /// let list = PropertyListXML.EntryList(reading: data)   // nil for a file a dictionary stands for
@@ -77,16 +77,16 @@ extension PropertyListXML {
             var names = names
             var entries = entries
             var hidden = hidden
+            var places = EntryPlaces(names)
             for (key, value) in changes {
-                switch (names.indexOfKey(key), value) {
+                switch (places.index(of: key), value) {
                 case (let index?, let value?):
                     entries[index] = value
                     hidden[index] = false
                 case (let index?, nil):
-                    names.remove(at: index)
-                    entries.remove(at: index)
-                    hidden.remove(at: index)
+                    places.remove(index)
                 case (nil, let value?):
+                    places.append(key)
                     names.append(key)
                     entries.append(value)
                     hidden.append(false)
@@ -94,6 +94,8 @@ extension PropertyListXML {
                     break
                 }
             }
+            let kept = places.kept
+            (names, entries, hidden) = (kept.map { names[$0] }, kept.map { entries[$0] }, kept.map { hidden[$0] })
             return EntryList(names: names, entries: entries, hidden: hidden)
         }
     }

@@ -11,7 +11,8 @@ enum OpenStores {
         weak var store: (any DefaultsStore)?
     }
 
-    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+    /// The entries, and how many there were after the last sweep of those whose store is gone.
+    private static let entries = Locked<(entries: [ObjectIdentifier: Entry], swept: Int)>(([:], 0))
 
     /// Lists `store`, unless it is a suite's store or holds nothing a flush could lose.
     static func remember(_ store: any DefaultsStore) {
@@ -19,16 +20,28 @@ enum OpenStores {
         #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
         if store is FileStore { return }
         #endif
-        entries.withLock { entries in
-            entries = entries.filter { $0.value.store != nil }
-            entries[ObjectIdentifier(store)] = Entry(store: store)
+        entries.withLock { list in
+            // Swept when the list has doubled since the last sweep, so that listing n stores costs O(n) in all.
+            if list.entries.count >= 2 * max(list.swept, 8) {
+                list.entries = list.entries.filter { $0.value.store != nil }
+                list.swept = list.entries.count
+            }
+            list.entries[ObjectIdentifier(store)] = Entry(store: store)
         }
+        #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
+        ShutdownSignals.storeOfTheProgramListed()
+        #endif
         _ = exitFlush
     }
 
     /// Every listed store still in use.
     static var all: [any DefaultsStore] {
-        entries.withLock { $0.values.compactMap(\.store) }
+        entries.withLock { $0.entries.values.compactMap(\.store) }
+    }
+
+    /// How many entries the list holds, those of stores gone included; for tests.
+    static var entryCount: Int {
+        entries.withLock { $0.entries.count }
     }
 
     /// Flushes every listed store, even when one fails.
@@ -50,6 +63,12 @@ enum OpenStores {
         after earlier: DefaultsError? = nil,
         starting: (String) -> Void = { _ in }
     ) -> DefaultsError? {
+        // A store's flush that calls `DefaultsShutdown.flushAll()` again is already being flushed: the inner
+        // call leaves the stores to the outer one, rather than recurse without end.
+        let thread = ThreadState.current(create: true)
+        if thread?.pointee.flushingStores == true { return earlier }
+        thread?.pointee.flushingStores = true
+        defer { thread?.pointee.flushingStores = false }
         var first = earlier
         for store in stores {
             starting(store.name)

@@ -25,6 +25,8 @@ struct ThreadState {
     /// The synchronous handlers collected since the last write returned, in the order their changes were
     /// announced (see ``SynchronousDelivery``).
     var handlers: [@Sendable () -> Void] = []
+    /// Whether the thread is flushing stores of the program's own for shutdown (see ``OpenStores``).
+    var flushingStores = false
 
     /// The calling thread's state; made if `create` and there is none yet.
     ///

@@ -72,7 +72,8 @@ extension FileStore {
                 version: version,
                 problem: .damagedFile(path: file.path, preservedAt: preservedAt ?? "", reason: reason),
                 goodSince: useBackup ? backup?.made : nil,
-                spellings: !useBackup && spellings
+                // A backup read from a file with two spellings keeps them under names of their own too.
+                spellings: useBackup ? backup?.values.keys.contains(where: KeySpelling.isMarked) ?? false : spellings
             )
         }
     }

@@ -601,11 +601,16 @@ public final class FileStore: DefaultsStore {
             let batch = named ?? batch
             return try write(changingOnly: batch.removesAll ? nil : batch.writtenKeys) { values in
                 guard spellings, case .snapshot = batch.expected else { return batch.apply(to: &values) != nil }
-                // The expected snapshot is one `snapshot()` returned, keyed by spelling.
+                // The expected snapshot is one `snapshot()` returned, keyed by spelling: it shows one of two equal
+                // spellings, and the others stay for as long as a key equal to them does.
                 guard batch.holds(for: Self.keyedBySpelling(values)) else { return false }
+                let others = values.filter { KeySpelling.isMarked($0.key) }
                 var checked = batch
                 checked.expected = nil
                 checked.apply(to: &values)
+                for (name, value) in others where values[name] == nil {
+                    if let spelling = KeySpelling.spelling(of: name), values[spelling] != nil { values[name] = value }
+                }
                 return true
             }
         }
@@ -701,10 +706,24 @@ public final class FileStore: DefaultsStore {
                 }
             }
             let resolved = try resolve(current, mustPreserve: true)
+            // What this write read may name spellings that this process had not read yet (a first write, say).
+            let spellings = spellings || resolved.spellings
             let original = resolved.values
             var values = original
             if pendingClear != nil { values.removeAll() }
-            for (key, write) in pending { values[key] = write.value }
+            var folded: [String] = []
+            for (key, write) in pending {
+                guard KeySpelling.isMarked(key), original[key] == nil, let spelling = KeySpelling.spelling(of: key)
+                else {
+                    values[key] = write.value
+                    continue
+                }
+                // A spelling kept under a name of its own that another program has since removed from the file is
+                // written as its key: it changes the entry of an equal spelling, as any key the file lacks does.
+                values[spelling] = write.value
+                folded.append(spelling)
+            }
+            let touched = touched.map { $0 + folded }
             let outcome = change(&values)
             // Which stored values this write changes, for the announcements: the keys it touched, and those
             // another process changed in the file, found here, outside the lock that readers take.

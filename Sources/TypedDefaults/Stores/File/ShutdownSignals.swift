@@ -220,6 +220,22 @@ private struct ShutdownPipe {
     var owner: pid_t
 }
 
+/// Whether a store of the program's own is listed for the flush (``OpenStores``): set once, never cleared, and
+/// read by the handler without a lock.
+nonisolated(unsafe) private let storeOfTheProgram: UnsafeMutablePointer<Bool> = {
+    let storage = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
+    storage.initialize(to: false)
+    return storage
+}()
+
+extension ShutdownSignals {
+    /// Says that the flush covers a store of the program's own: from then on the interrupted thread is not held
+    /// in the handler, since it may hold that store's own lock, which the flush would wait for.
+    static func storeOfTheProgramListed() {
+        storeOfTheProgram.pointee = true
+    }
+}
+
 /// Forgets the parent's pipe in a child forked without exec.
 ///
 /// A byte written to it would end the parent, and no thread reads it here. Only async-signal-safe calls, as
@@ -249,8 +265,8 @@ private func shutdownSignalHandler(_ signal: Int32) {
     restoreDefaultIfCaught(SIGINT)
     restoreDefaultIfCaught(SIGHUP)
     // The program's code must not run on after the signal: this thread waits here until the flush ends the
-    // process, unless it holds a lock the flush needs.
-    guard !LockRegistry.currentThreadMayHoldALock() else { return }
+    // process, unless it may hold a lock the flush needs (one of the library's, or a store's of the program).
+    guard !storeOfTheProgram.pointee, !LockRegistry.currentThreadMayHoldALock() else { return }
     var waiting = sigset_t()
     sigfillset(&waiting)
     sigdelset(&waiting, SIGTERM)

@@ -46,7 +46,7 @@ enum SuiteImage: Sendable {
     ) -> SuiteImage {
         let onlyReference = holdsOnlyArchiverReference(values)
         let changes = changes.map { (key: KeySpelling.spelling(of: $0.key) ?? $0.key, value: $0.value) }
-            .sorted { $0.key < $1.key }
+            .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         switch base {
         case .binary(let image):
             return .binary(image.updating(changes))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TypedDefaults
 import TypedDefaultsPostgres
@@ -108,4 +109,13 @@ struct FleetSettings: Sendable {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         )
     }
+}
+
+/// A value shared between a test and the closures it hands out.
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
 }

@@ -25,6 +25,9 @@
 //     TypedDefaultsTestHelper write-pending-nohup <suite> <key> <value>   the same, ignoring SIGHUP
 //     TypedDefaultsTestHelper own-sigterm-before|own-sigterm-after <suite> <key> <value>
 //                                                          the same, handling SIGTERM itself (flushAll, _exit(0))
+//     TypedDefaultsTestHelper own-store-pending|own-store-exit <file> <key> <value>
+//                                                          write-pending (or exit-call) over a store of the
+//                                                          program's own, which flushes to a JSON file
 //     TypedDefaultsTestHelper flush-all-failing <prefix>   DefaultsShutdown.flushAll() with one suite failing
 //     TypedDefaultsTestHelper deep-codable <suite> <kind> <levels>    write a Codable value nested that deep
 //     TypedDefaultsTestHelper deep-json <suite> <levels>              read stored JSON nested that deep
@@ -346,6 +349,23 @@ case "write-pending", "write-pending-nohup", "own-sigterm-before", "own-sigterm-
     let later = command == "own-sigterm-after" ? handleTermination() : nil
     say("written")
     withExtendedLifetime((earlier, later, defaults)) {
+        while true { sleep(60) }
+    }
+case "own-store-pending", "own-store-exit":
+    // A write to a store of the program's own (``JournalStore``) that only a flush at the end makes durable;
+    // then a hang until a signal, or `exit(0)`.
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 3 else { fail("\(arguments.first!) needs a file, a key and a value") }
+    resetTerminationSignals()
+    let defaults = DefaultsAdapter(
+        store: JournalStore(file: URL(fileURLWithPath: rest[0])),
+        keyStore: DefaultsKeys(),
+        writePolicy: .coalesced(within: .seconds(3600))
+    )
+    defaults[key: Key<String?>(rest[1])] = rest[2]
+    say("written")
+    if arguments.first == "own-store-exit" { exit(0) }
+    withExtendedLifetime(defaults) {
         while true { sleep(60) }
     }
 case "flush-all-failing":

@@ -22,6 +22,7 @@ final class StoreConnection: Sendable {
 
     init(_ store: any DefaultsStore) {
         self.store = store
+        OpenStores.remember(store)
     }
 
     /// The tracker that tells the Observation framework of changes of `key`; shared while anyone holds it.

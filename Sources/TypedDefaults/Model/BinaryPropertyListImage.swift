@@ -11,7 +11,7 @@ import Foundation
 ///
 /// ```swift
 /// let image = BinaryPropertyListImage(["a": .integer(1)])
-/// let next = image.updating(["b": .string("two")])   // bytes of ["a": 1, "b": "two"]
+/// let next = image.updating([("b", .string("two"))])   // bytes of ["a": 1, "b": "two"]
 /// ```
 struct BinaryPropertyListImage: Sendable {
     /// The top-level keys and values, in the file's order.
@@ -47,10 +47,12 @@ struct BinaryPropertyListImage: Sendable {
 
     /// What reads find: every entry with a string key and a value that `PropertyListValue` models.
     ///
-    /// Of two keys Swift takes to be equal, the first in the file's order gives the value.
+    /// Of two keys Swift takes to be equal, the first in the file's order is found by its key, and each later
+    /// one by its name from ``KeySpelling``.
     var values: [String: PropertyListValue] {
         var values: [String: PropertyListValue] = [:]
         values.reserveCapacity(keys.count)
+        let names = holdsSpellings ? KeySpelling.names(of: names) : names
         for (name, object) in zip(names, objects) {
             guard let name, values[name] == nil, let value = object.value else { continue }
             values[name] = value
@@ -58,18 +60,19 @@ struct BinaryPropertyListImage: Sendable {
         return values
     }
 
-    /// Whether two keys are equal to Swift's `String` though their bytes differ, so that ``values`` shows one
-    /// entry for two.
-    var hasKeysEqualAsStrings: Bool {
+    /// Whether ``values`` keeps an entry under a name from ``KeySpelling``: two keys are equal to Swift's
+    /// `String` though their bytes differ, or a key starts with `U+FFFF`.
+    var holdsSpellings: Bool {
         Set(names.compactMap { $0 }).count != names.count(where: { $0 != nil })
+            || names.contains { $0.map(KeySpelling.isMarked) ?? false }
     }
 
-    /// The image with `changes` made (a `nil` value removes its key), every other entry as it was.
-    func updating(_ changes: [String: PropertyListValue?]) -> BinaryPropertyListImage {
+    /// The image with `changes` made in order (a `nil` value removes its key), every other entry as it was.
+    func updating(_ changes: [(key: String, value: PropertyListValue?)]) -> BinaryPropertyListImage {
         var keys = keys
         var objects = objects
         var names = names
-        for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in changes {
             switch (names.indexOfKey(key), value) {
             case (let index?, let value?):
                 objects[index] = BinaryPropertyListObject(value)

@@ -13,7 +13,7 @@ extension PropertyListXML {
     ///
     /// ```swift
     /// let list = PropertyListXML.EntryList(reading: data)   // nil for a file a dictionary stands for
-    /// let next = list?.updating(["other": .integer(1)])
+    /// let next = list?.updating([("other", .integer(1))])
     /// ```
     struct EntryList: Sendable {
         private var names: [String?]
@@ -30,6 +30,11 @@ extension PropertyListXML {
                 list.contains(where: \.isReference) || Set(list.lazy.map(\.key)).count < list.count
             else { return nil }
             self.init(names: list.map(\.key), entries: list.map(\.value), hidden: list.map(\.isReference))
+        }
+
+        /// A file of `entries` in their order, each spelling of a key its own entry.
+        init(_ entries: [(key: String, value: PropertyListValue)]) {
+            self.init(names: entries.map(\.key), entries: entries.map(\.value), hidden: entries.map { _ in false })
         }
 
         private init(names: [String?], entries: [PropertyListValue], hidden: [Bool]) {
@@ -50,22 +55,29 @@ extension PropertyListXML {
         /// How many entries the file holds, those reads do not see included.
         var count: Int { names.count }
 
+        /// Whether ``values`` keeps an entry under a name from ``KeySpelling``.
+        var holdsSpellings: Bool {
+            KeySpelling.names(of: names).contains { $0.map(KeySpelling.isMarked) ?? false }
+        }
+
         /// What reads find: every entry but those holding a reference; of two keys Swift takes to be equal, the
-        /// first in the file's order gives the value.
+        /// first in the file's order is found by its key, and each later one by its name from ``KeySpelling``.
         var values: [String: PropertyListValue] {
             var values: [String: PropertyListValue] = [:]
-            for index in names.indices where !hidden[index] && values[names[index] ?? ""] == nil {
-                values[names[index] ?? ""] = entries[index]
+            let names = KeySpelling.names(of: names)
+            for index in names.indices where !hidden[index] {
+                guard let name = names[index], values[name] == nil else { continue }
+                values[name] = entries[index]
             }
             return values
         }
 
-        /// The list with `changes` made (a `nil` value removes its key), every other entry as it was.
-        func updating(_ changes: [String: PropertyListValue?]) -> EntryList {
+        /// The list with `changes` made in order (a `nil` value removes its key), every other entry as it was.
+        func updating(_ changes: [(key: String, value: PropertyListValue?)]) -> EntryList {
             var names = names
             var entries = entries
             var hidden = hidden
-            for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in changes {
                 switch (names.indexOfKey(key), value) {
                 case (let index?, let value?):
                     entries[index] = value

@@ -197,4 +197,19 @@ extension DefaultsBatch {
             for (key, value) in writes { try body(key, value) }
         }
     }
+
+    /// The batch with each key renamed by `rename` (a store's own names for keys), its expectations of values
+    /// too.
+    func renamingKeys(_ rename: (String) -> String) -> DefaultsBatch {
+        var renamed = self
+        switch storage {
+        case .one(let key, let value): renamed.storage = .one(rename(key), value)
+        case .many(let writes):
+            renamed.storage = .many(Dictionary(writes.map { (rename($0.key), $0.value) }, uniquingKeysWith: { $1 }))
+        }
+        if case .values(let values) = expected {
+            renamed.expected = .values(Dictionary(values.map { (rename($0.key), $0.value) }, uniquingKeysWith: { $1 }))
+        }
+        return renamed
+    }
 }

@@ -2,12 +2,13 @@ import Dispatch
 
 /// The one call a program that handles SIGTERM, SIGINT or SIGHUP itself makes before it ends.
 ///
-/// On Linux, TypedDefaults flushes every suite by itself at a normal exit, and before SIGTERM, SIGINT or SIGHUP end the
-/// program, if the program left those signals alone. A program that handles them (its own handler,
+/// On Linux, TypedDefaults flushes every suite, and every other store an adapter uses, by itself at a normal exit,
+/// and before SIGTERM, SIGINT or SIGHUP end the program, if the program left those signals alone. A program that handles them (its own handler,
 /// `SIG_IGN` with a `DispatchSource`, swift-service-lifecycle) keeps its handling, and calls
 /// ``flushAll()-2ivyt`` once its last writes are made: then they are on disk however the program ends, even by
 /// `_exit`, by raising the signal again, or by a `SIGKILL` after its grace period. On Apple platforms the system
-/// keeps every value set, and ``flushAll()-2ivyt`` waits until it has them.
+/// keeps every value set, and ``flushAll()-2ivyt`` waits until it has them; other stores are flushed at a
+/// normal exit and by ``flushAll()-2ivyt``.
 ///
 /// ## Usage
 /// ```swift
@@ -25,9 +26,10 @@ import Dispatch
 /// ```
 public enum DefaultsShutdown {
     /// Makes every pending write of every suite open in the process durable, and waits for the suites' backup
-    /// copies.
+    /// copies; then flushes every other store an adapter uses (a store of your own, such as one on a database
+    /// server).
     ///
-    /// Every suite is flushed even when one fails. Throws the first failure (a
+    /// Every store is flushed even when one fails. Throws the first failure (a
     /// ``DefaultsError/writeFailed(suite:key:reason:)``, or another file error); the others are reported as
     /// diagnostics. The writes that failed are kept, and tried again at exit.
     ///
@@ -36,7 +38,7 @@ public enum DefaultsShutdown {
     /// ```
     public static func flushAll() throws(DefaultsError) {
         #if TYPED_DEFAULTS_FOUNDATION_STORAGE
-        if let error = UserDefaultsStore.flushAll() { throw error }
+        if let error = OpenStores.flushAll(atExit: false, after: UserDefaultsStore.flushAll()) { throw error }
         #else
         if let error = FileStore.flushAllBeforeExit(atExit: false) { throw error }
         #endif

@@ -105,7 +105,7 @@ extension Hostile {
         }
 
         @Test(
-            "two spellings of one key that plistlib wrote keep their own values through writes",
+            "two spellings of one key that plistlib wrote are two keys: each reads, writes and is removed on its own",
             arguments: ["FMT_XML", "FMT_BINARY"]
         )
         func twoSpellingsOfOneKey(format: String) throws {
@@ -118,19 +118,92 @@ extension Hostile {
             let before = try Self.pythonReading(suite.fileURL)
             #expect(before.contains("'caf\\xe9' 'composed'") && before.contains("'cafe\\u0301' 'decomposed'"))
             let adapter = suite.adapter
-            // Swift's String takes the spellings to be one key: reads find one of the two values under both.
-            let read = adapter[key: Key<String?>("caf\u{E9}")]
-            #expect(read == "composed" || read == "decomposed")
+            let composed = Key<String?>("caf\u{E9}")
+            let decomposed = Key<String?>("cafe\u{301}")
+            #expect(adapter[key: composed] == "composed")
+            #expect(adapter[key: decomposed] == "decomposed")
+            // Another process reads each spelling's own value too.
+            for (key, value) in [("caf\u{E9}", "composed"), ("cafe\u{301}", "decomposed")] {
+                let probe = try Helper.run(["probe-key", suite.name, key], configDirectory: suite.directory.url)
+                #expect(probe.output.contains("value=\(value)\n"), "\(key.unicodeScalars.count): \(probe.output)")
+            }
             try adapter.set(1, for: Key<Int?>("new"))
             #expect(try Self.pythonReading(suite.fileURL, skipping: ["new"]) == before)
             try LargeSuiteAttackTests.runInChild([.init(key: "child", value: "2")], suite: suite)
             #expect(try Self.pythonReading(suite.fileURL, skipping: ["new", "child"]) == before)
+            #expect(adapter[key: decomposed] == "decomposed")
+
+            // Writes of both spellings in one flush land each on its own entry, and observers hear each.
+            let heard = Locked<[String]>([])
+            let observation = adapter.observe(decomposed, options: []) { change in
+                heard.withLock { $0.append(change.newValue ?? "nil") }
+            }
+            adapter[key: decomposed] = "D2"
+            adapter[key: composed] = "C2"
+            #expect(adapter[key: decomposed] == "D2")
+            #expect(adapter[key: composed] == "C2")
+            try adapter.flush()
+            var after = try Self.pythonReading(suite.fileURL, skipping: ["new", "child"])
+            #expect(after.contains("'caf\\xe9' 'C2'") && after.contains("'cafe\\u0301' 'D2'"), "\(after)")
+            #expect(eventually { heard.withLock { $0.contains("D2") } })
+            withExtendedLifetime(observation) {}
+
+            // modify changes the spelling it names, exactly once.
+            try adapter.modify(decomposed) { $0 = ($0 ?? "") + "+" }
+            after = try Self.pythonReading(suite.fileURL, skipping: ["new", "child"])
+            #expect(after.contains("'caf\\xe9' 'C2'") && after.contains("'cafe\\u0301' 'D2+'"), "\(after)")
+
             // Removing one spelling leaves the other with its own value.
-            adapter[key: Key<String?>("cafe\u{301}")] = nil
-            let after = try Self.pythonReading(suite.fileURL, skipping: ["new", "child"])
-            #expect(after.contains("'caf\\xe9' 'composed'"))
-            #expect(!after.contains("decomposed"))
+            adapter[key: decomposed] = nil
+            try adapter.flush()
+            after = try Self.pythonReading(suite.fileURL, skipping: ["new", "child"])
+            #expect(after.contains("'caf\\xe9' 'C2'"))
+            #expect(!after.contains("D2"))
+            #expect(adapter[key: composed] == "C2")
+            // A spelling the file no longer holds reads the equal one's entry, as Swift's String compares them.
+            #expect(adapter[key: decomposed] == "C2")
             #expect(suite.diagnostics.isEmpty, "\(suite.diagnostics)")
+        }
+
+        @Test("a key that starts with U+FFFF, the mark of a spelling's own name, is only a key")
+        func keyStartingWithTheMark() throws {
+            let suite = IsolatedSuite()
+            try Self.pythonWrites(
+                "{'\\uffffcafe': 'from python', 'other': 'x'}",
+                format: "FMT_BINARY",
+                to: suite.fileURL
+            )
+            let fromPython = Key<String?>("\u{FFFF}cafe")
+            #expect(suite.adapter[key: fromPython] == "from python")
+            #expect(suite.adapter.store.snapshot() == ["\u{FFFF}cafe": .string("from python"), "other": .string("x")])
+            // XML cannot hold U+FFFF, so the library writes no key that holds it; the file's own entry stays.
+            #expect(throws: DefaultsError.self) { try suite.adapter.set("changed", for: fromPython) }
+            #expect(throws: DefaultsError.self) {
+                try suite.adapter.set("v", for: Key<String?>(KeySpelling.name(of: "x")))
+            }
+            try suite.adapter.set("y", for: Key<String?>("other"))
+            let after = try Self.pythonReading(suite.fileURL)
+            #expect(after == "binary\n'\\uffffcafe' 'from python'\n'other' 'y'\n", "\(after)")
+            #expect(suite.adapter[key: fromPython] == "from python")
+        }
+
+        @Test("a snapshot holds the first of two spellings, and removeAll() removes both")
+        func twoSpellingsInSnapshotAndRemoveAll() throws {
+            let suite = IsolatedSuite()
+            try Self.pythonWrites(
+                "{'caf\\u00e9': 'composed', 'cafe\\u0301': 'decomposed', 'other': 'x'}",
+                format: "FMT_BINARY",
+                to: suite.fileURL
+            )
+            let store = suite.adapter.store
+            let snapshot = store.snapshot()
+            #expect(snapshot.count == 2)
+            #expect(snapshot["other"] == .string("x"))
+            #expect(!snapshot.keys.contains { KeySpelling.isMarked($0) })
+            suite.adapter.removeAll()
+            try suite.adapter.flush()
+            let after = try Self.pythonReading(suite.fileURL)
+            #expect(!after.contains("composed") && !after.contains("'other'"), "\(after)")
         }
 
         @Test("a dictionary value holding two spellings of one key, in a binary file, stays through writes")

@@ -56,6 +56,28 @@ extension Hostile {
             #expect(try directory.contents(ofSuite: "s")["k"] as? String == command)
         }
 
+        @Test(
+            "a store of the program's own gets its pending writes flushed before the signal, and at exit",
+            arguments: ["SIGTERM", "exit"]
+        )
+        func ownStore(ending: String) throws {
+            let directory = TemporaryConfigDirectory()
+            let file = directory.url.appendingPathComponent("server.json")
+            let command = ending == "exit" ? "own-store-exit" : "own-store-pending"
+            let child = try Helper.start([command, file.path, "k", ending], configDirectory: directory.url)
+            try #require(child.waitForOutput(containing: "written"))
+            if ending == "SIGTERM" { kill(child.process.processIdentifier, SIGTERM) }
+            try #require(ended(child))
+            if ending == "SIGTERM" {
+                #expect(child.process.terminationReason == .uncaughtSignal)
+                #expect(child.process.terminationStatus == SIGTERM)
+            } else {
+                #expect(child.process.terminationStatus == 0)
+            }
+            let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: String]
+            #expect(saved == ["k": ending])
+        }
+
         @Test("a program that ignores SIGHUP, as under nohup, still ignores it")
         func ignoredSignalStaysIgnored() throws {
             let directory = TemporaryConfigDirectory()

@@ -30,9 +30,14 @@ struct PropertyListXMLEntryListTests {
     func writesKeepEachSpelling() throws {
         let list = try #require(PropertyListXML.EntryList(reading: Self.spellings))
         #expect(list.count == 3)
-        #expect(list.values == ["caf\u{E9}": .string("composed")])
+        // The later spelling is found by a name of its own.
+        #expect(
+            list.values == [
+                "caf\u{E9}": .string("composed"), KeySpelling.name(of: "cafe\u{301}"): .string("decomposed"),
+            ]
+        )
         #expect(list.bytes == Array(Self.spellings), "written back exactly as read")
-        let next = list.updating(["cafe\u{301}": .string("changed"), "new": .integer(1)])
+        let next = list.updating([("cafe\u{301}", .string("changed")), ("new", .integer(1))])
         let object = try PropertyListSerialization.propertyList(from: Data(next.bytes), format: nil)
         let entries = try #require(object as? [AnyHashable: Any])
         // Foundation's dictionary merges the spellings, so the text is checked for each.
@@ -42,7 +47,7 @@ struct PropertyListXMLEntryListTests {
         #expect(entries["ref"].map { "\(type(of: $0))".contains("UID") } == true)
         #expect(entries["new"] as? Int == 1)
         // Removing one spelling leaves the other, which reads then find.
-        #expect(next.updating(["caf\u{E9}": nil]).values == ["cafe\u{301}": .string("changed"), "new": .integer(1)])
+        #expect(next.updating([("caf\u{E9}", nil)]).values == ["cafe\u{301}": .string("changed"), "new": .integer(1)])
     }
 
     @Test("what a dictionary stands for, a key written twice with the same bytes and a lone CF$UID are left alone")

@@ -14,15 +14,22 @@ extension FileStore {
         switch contents {
         case .missing:
             return Resolved(values: [:], version: nil, problem: nil)
-        case .values(let values, let version, _):
-            return Resolved(values: values, version: version, problem: nil, goodSince: version.modified)
+        case .values(let values, let version, let image):
+            return Resolved(
+                values: values,
+                version: version,
+                problem: nil,
+                goodSince: version.modified,
+                spellings: image?.holdsSpellings ?? false
+            )
         case .damaged(let data, let version, let reason):
-            let (preserved, unpreserved, goodSince, earlier) = state.withLock { state in
+            let (preserved, unpreserved, goodSince, earlier, spellings) = state.withLock { state in
                 (
                     state.preservedVersion == version ? state.preservedPath : nil,
                     state.unpreservedVersion == version,
                     state.goodSince,
-                    state.stored
+                    state.stored,
+                    state.spellings
                 )
             }
             // The last good copy is the newer of what this process had and the backup a writer left.
@@ -64,7 +71,8 @@ extension FileStore {
                 values: useBackup ? backup?.values ?? earlier : earlier,
                 version: version,
                 problem: .damagedFile(path: file.path, preservedAt: preservedAt ?? "", reason: reason),
-                goodSince: useBackup ? backup?.made : nil
+                goodSince: useBackup ? backup?.made : nil,
+                spellings: !useBackup && spellings
             )
         }
     }

@@ -74,7 +74,8 @@ extension FileStore {
         ShutdownSignals.install()
     }()
 
-    /// Flushes every suite and waits for its backup copy; returns the first failure.
+    /// Flushes every suite and waits for its backup copy, then every other store an adapter uses
+    /// (``OpenStores``); returns the first failure.
     ///
     /// The other failures are reported; at exit, every one is, as the process ends without those writes.
     /// `starting` hears each suite's name before it is flushed.
@@ -99,7 +100,7 @@ extension FileStore {
             }
             storage.finishBackgroundWork()
         }
-        return first
+        return OpenStores.flushAll(atExit: atExit, after: first, starting: starting)
     }
 }
 #endif

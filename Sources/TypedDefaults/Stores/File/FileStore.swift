@@ -115,6 +115,13 @@ public final class FileStore: DefaultsStore {
         var goodSince: timespec?
         /// The changes made under the lock, announced before it is released (so in order).
         var announcements: [DefaultsStoreChange] = []
+        /// Whether `stored` or `pending` may keep a value under a name from ``KeySpelling``.
+        ///
+        /// True when the file holds two spellings of an equal key, or a key starting with `U+FFFF`; reads and
+        /// writes then name their keys (see ``name(for:in:)``).
+        var spellings = false {
+            didSet { readSerial &+= 1 }
+        }
     }
 
     /// Runs `body` on the state under its lock, and announces the changes it queued before releasing it.
@@ -124,6 +131,15 @@ public final class FileStore: DefaultsStore {
         try state.withLock { state throws(Failure) in
             let result = try body(&state)
             if !state.announcements.isEmpty {
+                if state.announcements.contains(where: { KeySpelling.isMarked($0.key) }) {
+                    // Observers hear of a spelling by its key, never by the name it is kept under.
+                    state.announcements = state.announcements.map { change in
+                        KeySpelling.spelling(of: change.key)
+                            .map {
+                                DefaultsStoreChange(key: $0, oldValue: change.oldValue, newValue: change.newValue)
+                            } ?? change
+                    }
+                }
                 changes.publish(state.announcements)
                 state.announcements.removeAll(keepingCapacity: true)
             }
@@ -216,7 +232,7 @@ public final class FileStore: DefaultsStore {
         if stale { startCheck(reload) }
         if let found { return found }
         loadIfNeeded()
-        return state.withLock { Self.lookup(key, in: $0) }
+        return state.withLock { Self.lookup(Self.name(for: key, in: $0), in: $0) }
     }
 
     /// Whether the copy is due for a check, and no check is underway or set to follow; marks one as underway.
@@ -259,14 +275,35 @@ public final class FileStore: DefaultsStore {
         if let place = state.recentReads.answer(for: key, serial: state.readSerial) {
             return value(at: place, in: state)
         }
-        let place = place(of: key, in: state)
+        let place = place(of: name(for: key, in: state), in: state)
         state.recentReads.remember(place, for: key, serial: state.readSerial)
         return value(at: place, in: state)
     }
 
-    /// What a read of `key` returns: a pending write's value, else the file's.
-    static func lookup(_ key: String, in state: State) -> PropertyListValue? {
-        value(at: place(of: key, in: state), in: state)
+    /// The name the value of `key` is kept under: `key`, unless the file holds it as a later spelling of an
+    /// equal key, or it starts with `U+FFFF` (see ``KeySpelling``).
+    ///
+    /// A spelling the file does not hold reads and writes the entry of an equal one, as Swift's `String` would.
+    static func name(for key: String, in state: State) -> String {
+        if KeySpelling.isMarked(key) { return KeySpelling.name(of: key) }
+        guard state.spellings else { return key }
+        let name = KeySpelling.name(of: key)
+        return state.pending[name] != nil || state.stored[name] != nil ? name : key
+    }
+
+    /// `batch` with its keys named as ``name(for:in:)`` names them.
+    static func naming(_ batch: DefaultsBatch, in state: inout State) -> DefaultsBatch {
+        var marked = false
+        batch.forEachWrite { key, _ in marked = marked || KeySpelling.isMarked(key) }
+        guard state.spellings || marked else { return batch }
+        if marked { state.spellings = true }
+        let state = state
+        return batch.renamingKeys { name(for: $0, in: state) }
+    }
+
+    /// What a read of the value kept under `name` returns: a pending write's value, else the file's.
+    static func lookup(_ name: String, in state: State) -> PropertyListValue? {
+        value(at: place(of: name, in: state), in: state)
     }
 
     static func place(of key: String, in state: State) -> ReadPlace {
@@ -306,11 +343,26 @@ public final class FileStore: DefaultsStore {
     public func snapshot() -> [String: PropertyListValue] {
         loadIfNeeded()
         // Only copies are taken under the lock (constant time); the pending writes are laid over them after.
-        let (stored, pending, cleared, reload) = state.withLock { state in
-            (state.stored, state.pending, state.pendingClear != nil, Self.claimReload(&state, now: Self.now()))
+        let (stored, pending, cleared, reload, spellings) = state.withLock { state in
+            (
+                state.stored, state.pending, state.pendingClear != nil, Self.claimReload(&state, now: Self.now()),
+                state.spellings
+            )
         }
         startCheck(reload)
-        return Self.effectiveValues(stored: stored, pending: pending, cleared: cleared)
+        let values = Self.effectiveValues(stored: stored, pending: pending, cleared: cleared)
+        return spellings ? Self.keyedBySpelling(values) : values
+    }
+
+    /// `values` keyed by the spellings their names stand for (see ``KeySpelling``): of two equal spellings, a
+    /// dictionary keyed by `String` holds one, the first in the file.
+    static func keyedBySpelling(_ values: [String: PropertyListValue]) -> [String: PropertyListValue] {
+        var keyed = values.filter { !KeySpelling.isMarked($0.key) }
+        for (name, value) in values {
+            guard let spelling = KeySpelling.spelling(of: name), keyed[spelling] == nil else { continue }
+            keyed[spelling] = value
+        }
+        return keyed
     }
 
     /// Reads the file again now, and throws if it is damaged, unreadable or unsafe.
@@ -486,6 +538,8 @@ public final class FileStore: DefaultsStore {
         var problem: DefaultsError?
         /// When these values were known good, if that changed.
         var goodSince: timespec?
+        /// Whether the values keep a spelling under a name from ``KeySpelling``.
+        var spellings = false
     }
 
     /// Puts a reading of the file in place of the copy, announcing what changed; a reading that failed keeps
@@ -512,6 +566,7 @@ public final class FileStore: DefaultsStore {
                 return announcingChanges(&state, onlyKeys: keys) { state in
                     defer { state.stored = resolved.values }
                     state.version = resolved.version
+                    state.spellings = resolved.spellings || state.pending.keys.contains(where: KeySpelling.isMarked)
                     state.problem = resolved.problem
                     if let since = resolved.goodSince { state.goodSince = since }
                     return state.stored
@@ -537,12 +592,20 @@ public final class FileStore: DefaultsStore {
         try batch.checkStorable()
         guard batch.expected == nil else {
             loadIfNeeded()
+            let (batch, spellings) = state.withLock { state in (Self.naming(batch, in: &state), state.spellings) }
             return try write(changingOnly: batch.removesAll ? nil : batch.writtenKeys) { values in
-                batch.apply(to: &values) != nil
+                guard spellings, case .snapshot = batch.expected else { return batch.apply(to: &values) != nil }
+                // The expected snapshot is one `snapshot()` returned, keyed by spelling.
+                guard batch.holds(for: Self.keyedBySpelling(values)) else { return false }
+                var checked = batch
+                checked.expected = nil
+                checked.apply(to: &values)
+                return true
             }
         }
         if batch.removesAll { loadIfNeeded() }
         withState { state in
+            let batch = Self.naming(batch, in: &state)
             announcingChanges(&state, onlyKeys: batch.removesAll ? nil : batch.writtenKeys) { state in
                 state.generation += 1
                 if batch.removesAll {
@@ -592,7 +655,9 @@ public final class FileStore: DefaultsStore {
         changingOnly changeKeys: [String]?,
         _ change: (inout [String: PropertyListValue]) -> Outcome
     ) throws(DefaultsError) -> Outcome? {
-        let (pending, pendingClear, generation) = state.withLock { ($0.pending, $0.pendingClear, $0.generation) }
+        let (pending, pendingClear, generation, spellings) = state.withLock {
+            ($0.pending, $0.pendingClear, $0.generation, $0.spellings)
+        }
         // The keys this write can change; `nil` when it can change any (a `removeAll`).
         let touched: [String]? = pendingClear == nil ? changeKeys.map { Array(pending.keys) + $0 } : nil
         let sweep = state.withLock { state in
@@ -637,7 +702,8 @@ public final class FileStore: DefaultsStore {
             let written = touched.map { original.changes(to: values, amongKeys: $0) } ?? original.changes(to: values)
             if case .values = current, written.isEmpty {
                 let version = try file.currentVersion()
-                return (outcome, Resolved(values: values, version: version, problem: nil), [], nil, changed)
+                let resolved = Resolved(values: values, version: version, problem: nil, spellings: spellings)
+                return (outcome, resolved, [], nil, changed)
             }
             // The bytes: the file's image changed where this write changes it, when there is one for the file
             // this write read.
@@ -651,7 +717,8 @@ public final class FileStore: DefaultsStore {
             }
             let bytes = SuiteImage.writing(
                 values,
-                changes: Dictionary(written.map { ($0.key, $0.newValue) }, uniquingKeysWith: { $1 }),
+                changes: written.map { ($0.key, $0.newValue) },
+                holdingSpellings: spellings,
                 over: base
             )
             guard let (version, writeCount) = try file.write(bytes.bytes, holding: lock) else { return nil }
@@ -669,10 +736,11 @@ public final class FileStore: DefaultsStore {
             return (
                 outcome,
                 Resolved(
-                    values: bytes.values(afterWriting: values),
+                    values: bytes.values(afterWriting: values, holdingSpellings: spellings),
                     version: version,
                     problem: nil,
-                    goodSince: version.modified
+                    goodSince: version.modified,
+                    spellings: spellings || bytes.holdsSpellings
                 ),
                 written, writeCount, changed
             )
@@ -691,6 +759,7 @@ public final class FileStore: DefaultsStore {
             return announcingChanges(&state, onlyKeys: keys) { state in
                 defer { state.stored = resolved.values }
                 state.version = resolved.version
+                state.spellings = resolved.spellings || state.pending.keys.contains(where: KeySpelling.isMarked)
                 state.loaded = true
                 state.problem = nil
                 state.lastCheck = Self.now()

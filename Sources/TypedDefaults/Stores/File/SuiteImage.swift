@@ -11,7 +11,7 @@ import Foundation
 /// written in binary form, where it is a dictionary to every reader.
 ///
 /// ```swift
-/// let image = SuiteImage.writing(["a": .integer(1)], changes: ["a": .integer(1)], over: nil)   // XML
+/// let image = SuiteImage.writing(["a": .integer(1)], changes: [("a", .integer(1))], holdingSpellings: false, over: nil)
 /// ```
 enum SuiteImage: Sendable {
     case xml(PropertyListXML.Image)
@@ -35,12 +35,18 @@ enum SuiteImage: Sendable {
 
     /// The file that holds `values`, made from `base` (the file the write read, when its image is at hand) by
     /// `changes`, which turn the base's values into `values`.
+    ///
+    /// Both name keys as the store does (see ``KeySpelling``): with `holdingSpellings`, `values` may keep a
+    /// spelling under a name of its own, which the file gets back as its very bytes.
     static func writing(
         _ values: [String: PropertyListValue],
-        changes: [String: PropertyListValue?],
+        changes: [(key: String, value: PropertyListValue?)],
+        holdingSpellings: Bool,
         over base: SuiteImage?
     ) -> SuiteImage {
         let onlyReference = holdsOnlyArchiverReference(values)
+        let changes = changes.map { (key: KeySpelling.spelling(of: $0.key) ?? $0.key, value: $0.value) }
+            .sorted { $0.key < $1.key }
         switch base {
         case .binary(let image):
             return .binary(image.updating(changes))
@@ -48,20 +54,37 @@ enum SuiteImage: Sendable {
             // Entries that reads do not see count too: the file is a lone CF$UID only if it holds nothing else.
             let next = list.updating(changes)
             return onlyReference && next.count == 1 ? .binary(BinaryPropertyListImage(values)) : .xmlEntries(next)
+        case _ where holdingSpellings:
+            // No image of the file at hand: written whole, each spelling its own entry.
+            let entries = values.map { (key: KeySpelling.spelling(of: $0.key) ?? $0.key, value: $0.value) }
+            return .xmlEntries(PropertyListXML.EntryList(entries.sorted { $0.key < $1.key }))
         case .xml(let image) where !onlyReference:
-            return .xml(image.updating(changes))
+            return .xml(image.updating(Dictionary(changes, uniquingKeysWith: { $1 })))
         default:
             return onlyReference ? .binary(BinaryPropertyListImage(values)) : .xml(PropertyListXML.Image(values))
         }
     }
 
     /// What reads find in the file after a write that left `values`: those, unless the file holds two keys
-    /// that Swift's `String` takes to be equal, where a write of one spelling leaves the other in the file.
-    func values(afterWriting values: [String: PropertyListValue]) -> [String: PropertyListValue] {
+    /// that Swift's `String` takes to be equal, or `values` named a spelling (`holdingSpellings`): then the
+    /// file's entries, named as ``KeySpelling`` names them.
+    func values(
+        afterWriting values: [String: PropertyListValue],
+        holdingSpellings: Bool
+    ) -> [String: PropertyListValue] {
         switch self {
-        case .binary(let image) where image.hasKeysEqualAsStrings: image.values
+        case .binary(let image) where holdingSpellings || image.holdsSpellings: image.values
         case .xmlEntries(let list): list.values
         default: values
+        }
+    }
+
+    /// Whether reads of the file find an entry by a name from ``KeySpelling``.
+    var holdsSpellings: Bool {
+        switch self {
+        case .binary(let image): image.holdsSpellings
+        case .xmlEntries(let list): list.holdsSpellings
+        case .xml: false
         }
     }
 

@@ -32,11 +32,21 @@ let package = Package(
             ],
             path: "Sources/FleetSettings"
         ),
+        // A process the tests end by a signal while a write waits in memory.
+        .executableTarget(
+            name: "postgres-store-helper",
+            dependencies: [
+                "TypedDefaultsPostgres",
+                .product(name: "TypedDefaults", package: "TypedDefaults"),
+            ],
+            path: "Sources/PostgresStoreTestHelper"
+        ),
         .testTarget(
             name: "TypedDefaultsPostgresTests",
             dependencies: [
                 "TypedDefaultsPostgres",
                 "fleet-settings",
+                "postgres-store-helper",
                 .product(name: "TypedDefaultsTesting", package: "TypedDefaults"),
             ]
         ),

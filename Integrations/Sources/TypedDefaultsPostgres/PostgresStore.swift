@@ -137,8 +137,7 @@ public final class PostgresStore: DefaultsStore {
     /// ``Options/retryLimit``, then throws ``DefaultsError/writeFailed(suite:key:reason:)`` and keeps the writes
     /// for the next flush.
     public func flush() throws(DefaultsError) {
-        guard !link.memory.withLock({ $0.outbox.isEmpty }) else { return }
-        _ = try link.commit(nil, key: nil)
+        if !link.memory.withLock({ $0.outbox.isEmpty }) { _ = try link.commit(nil, key: nil) }
         link.saveCopy()
     }
 

@@ -41,6 +41,9 @@ final class SuiteLink: Sendable {
         var connection: PostgresConnection?
         var schemaReady = false
         var outageReported = false
+        /// When the server was last found unreachable, while it still is: the retry limit counts from there, so
+        /// that once an outage outlasts it, each write fails after one attempt instead of waiting it out again.
+        var unreachableSince: ContinuousClock.Instant?
         var stopped = false
     }
 
@@ -118,7 +121,7 @@ final class SuiteLink: Sendable {
     /// Retries across an outage of up to the options' limit. Returns `false` when `extra`'s
     /// expectations do not hold at the server (memory is then caught up, so a retry sees the new values).
     func commit(_ extra: DefaultsBatch?, key: String?) throws(DefaultsError) -> Bool {
-        let deadline = ContinuousClock.now + options.retryLimit
+        let deadline = (link.withLock { $0.unreachableSince } ?? .now) + options.retryLimit
         var delay = Duration.milliseconds(50)
         // A commit whose outcome a dropped connection hid: found out before anything is tried again, so that a
         // batch is never applied twice.
@@ -171,28 +174,32 @@ final class SuiteLink: Sendable {
     ) throws(LinkError) -> Bool {
         let outbox = memory.withLock { $0.outbox }
         if outbox.isEmpty && extra == nil { return true }
-        try run("BEGIN", on: connection)
+        // BEGIN goes out with the first statement, not a round trip before it.
+        let begun = send("BEGIN", on: connection)
         do throws(LinkError) {
-            try run(
-                """
-                INSERT INTO typed_defaults_suites (suite, version, recent_batches) VALUES (\(suite), 0, '{}')
-                ON CONFLICT (suite) DO NOTHING
-                """,
-                on: connection
-            )
             // The suite's row lock orders every commit to the suite, from any machine: the version read here is
             // the latest, and stays so until this transaction ends.
-            let rows = try run(
-                "SELECT version FROM typed_defaults_suites WHERE suite = \(suite) FOR UPDATE",
-                on: connection
-            )
+            let lock: PostgresQuery = "SELECT version FROM typed_defaults_suites WHERE suite = \(suite) FOR UPDATE"
+            var rows = try run(lock, on: connection)
+            _ = try wait(begun, timeout: options.queryTimeout).get()
+            if rows.isEmpty {
+                try run(
+                    """
+                    INSERT INTO typed_defaults_suites (suite, version, recent_batches) VALUES (\(suite), 0, '{}')
+                    ON CONFLICT (suite) DO NOTHING
+                    """,
+                    on: connection
+                )
+                rows = try run(lock, on: connection)
+            }
             let version = try decode(Int64.self, rows.first)
-            try catchUp(on: connection)
+            if memory.withLock({ $0.version }) != version { try catchUp(on: connection) }
             let server = memory.withLock { $0.server }
             if let extra, extra.expected != nil {
                 let current = memory.withLock { $0.valuesForExpectations(with: outbox) }
                 guard extra.holds(for: current) else {
-                    try run("ROLLBACK", on: connection)
+                    // Not waited for: the next statement on the connection runs after it, and fails if it did.
+                    _ = send("ROLLBACK", on: connection)
                     return false
                 }
             }
@@ -221,33 +228,6 @@ final class SuiteLink: Sendable {
             let keys = Array(stored.keys)
             let texts = keys.map { StoredJSON.encode(stored[$0]!) }
             let removed = changed.filter { $0.value == nil }.map(\.key)
-            if !keys.isEmpty {
-                try run(
-                    """
-                    INSERT INTO typed_defaults (suite, key, value, version)
-                    SELECT \(suite), w.key, w.value::jsonb, \(newVersion) FROM unnest(\(keys)::text[], \(texts)::text[]) AS w(key, value)
-                    ON CONFLICT (suite, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
-                    """,
-                    on: connection
-                )
-            }
-            if !removed.isEmpty {
-                try run(
-                    """
-                    UPDATE typed_defaults SET value = NULL, version = \(newVersion)
-                    WHERE suite = \(suite) AND key = ANY(\(removed)::text[])
-                    """,
-                    on: connection
-                )
-            }
-            try run(
-                """
-                UPDATE typed_defaults_suites
-                SET version = \(newVersion), recent_batches = (\(id)::uuid || recent_batches)[1:\(Self.recentBatches)]
-                WHERE suite = \(suite)
-                """,
-                on: connection
-            )
             let note = Notification(
                 suite: suite,
                 version: newVersion,
@@ -256,7 +236,27 @@ final class SuiteLink: Sendable {
             let payload =
                 note.text.utf8.count <= 7_000
                 ? note.text : Notification(suite: suite, version: newVersion, changes: nil).text
-            try run("SELECT pg_notify(\(channel), \(payload))", on: connection)
+            // One statement, one round trip: the values, the removals (kept as rows without a value, so that a
+            // catch-up sees them), the suite's new version with this batch's id, and the notification.
+            try run(
+                """
+                WITH stored AS (
+                    INSERT INTO typed_defaults (suite, key, value, version)
+                    SELECT \(suite), w.key, w.value::jsonb, \(newVersion)
+                    FROM unnest(\(keys)::text[], \(texts)::text[]) AS w(key, value)
+                    ON CONFLICT (suite, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
+                ), removed AS (
+                    UPDATE typed_defaults SET value = NULL, version = \(newVersion)
+                    WHERE suite = \(suite) AND key = ANY(\(removed)::text[])
+                ), advanced AS (
+                    UPDATE typed_defaults_suites
+                    SET version = \(newVersion), recent_batches = (\(id)::uuid || recent_batches)[1:\(Self.recentBatches)]
+                    WHERE suite = \(suite)
+                )
+                SELECT pg_notify(\(channel), \(payload))
+                """,
+                on: connection
+            )
             uncertain = Attempt(id: id, outbox: outbox, extra: extra)
             try run("COMMIT", on: connection)
             uncertain = nil
@@ -295,19 +295,19 @@ final class SuiteLink: Sendable {
         let known = memory.withLock { $0.version }
         let rows = try run(
             """
-            SELECT s.version, v.key, v.value::text FROM typed_defaults_suites s
+            SELECT s.version, v.key, v.value::text, v.version FROM typed_defaults_suites s
             LEFT JOIN typed_defaults v ON v.suite = s.suite AND v.version > \(known)
             WHERE s.suite = \(suite)
             """,
             on: connection
         )
         var version: Int64 = 0
-        var changed: [String: PropertyListValue?] = [:]
+        var changed: [(key: String, value: PropertyListValue?, version: Int64)] = []
         for row in rows {
-            let (rowVersion, key, text) = try decode((Int64, String?, String?).self, row)
-            version = rowVersion
-            guard let key else { continue }
-            changed[key] = try text.map(decodeValue)
+            let (suiteVersion, key, text, rowVersion) = try decode((Int64, String?, String?, Int64?).self, row)
+            version = suiteVersion
+            guard let key, let rowVersion else { continue }
+            changed.append((key, try text.map(decodeValue), rowVersion))
         }
         if version < known {
             let all = try run(
@@ -321,7 +321,13 @@ final class SuiteLink: Sendable {
             }
             memory.withLock { memory in changes.publish(memory.replaceServer(with: values, version: version)) }
         } else if version > known {
-            memory.withLock { memory in changes.publish(memory.applyServer(changed, version: version)) }
+            memory.withLock { memory in
+                // Notifications may have brought memory past `known` meanwhile: each row is its key's latest, so
+                // a row no newer than memory is already there.
+                var newer: [String: PropertyListValue?] = [:]
+                for row in changed where row.version > memory.version { newer[row.key] = row.value }
+                changes.publish(memory.applyServer(newer, version: version))
+            }
         }
         signal.raise { $0.saveCopy = true }
     }
@@ -364,7 +370,7 @@ final class SuiteLink: Sendable {
         var configuration = configuration
         let patience = min(options.connectTimeout, max(deadline - .now, .milliseconds(100)))
         configuration.options.connectTimeout = .nanoseconds(Int64(patience.seconds * 1e9))
-        let connection = try wait(
+        let connecting = wait(
             PostgresConnection.connect(
                 on: Self.eventLoops.next(),
                 configuration: configuration,
@@ -373,6 +379,14 @@ final class SuiteLink: Sendable {
             ),
             timeout: patience + .seconds(1)
         )
+        let connection: PostgresConnection
+        switch connecting {
+        case .success(let made):
+            connection = made
+        case .failure(let error):
+            link.withLock { $0.unreachableSince = $0.unreachableSince ?? .now }
+            throw error
+        }
         do throws(LinkError) {
             if !link.withLock({ $0.schemaReady }) {
                 try prepareSchema(on: connection)
@@ -389,9 +403,16 @@ final class SuiteLink: Sendable {
             connection.closeSoon()
             throw error
         }
-        link.withLock { $0.connection = connection }
+        link.withLock { link in
+            link.connection = connection
+            link.unreachableSince = nil
+        }
+        // Now, not later on the worker: a short-lived process (a command-line tool) may exit right after reading.
+        saveCopy()
         connection.closeFuture.whenComplete { [weak self] (_: Result<Void, any Error>) in
-            self?.signal.raise { $0.connectionLost = true }
+            guard let self else { return }
+            link.withLock { $0.unreachableSince = $0.unreachableSince ?? .now }
+            signal.raise { $0.connectionLost = true }
         }
         return connection
     }
@@ -537,6 +558,12 @@ final class SuiteLink: Sendable {
         return try body()
     }
 
+    /// Sends one statement without waiting for its reply (statements on a connection run in the order sent).
+    private func send(_ query: PostgresQuery, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult>
+    {
+        connection.query(query, logger: Self.logger)
+    }
+
     /// Runs one statement and returns its rows; closes the connection when the server takes longer than the
     /// options' query timeout (a partition shows as silence, not as an error).
     @discardableResult
@@ -549,13 +576,27 @@ final class SuiteLink: Sendable {
 
     private func wait<Value: Sendable>(
         _ future: EventLoopFuture<Value>,
+        timeout: Duration
+    ) -> Result<Value, LinkError> {
+        Result { () throws(LinkError) in try wait(future, timeout: timeout, onTimeout: {}) }
+    }
+
+    private func wait<Value: Sendable>(
+        _ future: EventLoopFuture<Value>,
         timeout: Duration,
-        onTimeout: @escaping @Sendable () -> Void = {}
+        onTimeout: @escaping @Sendable () -> Void
     ) throws(LinkError) -> Value {
-        let timer = future.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.seconds * 1e9)), onTimeout)
+        // The timeout ends the wait itself: a statement sent on a connection that is closing can go unanswered
+        // even after the connection is closed.
+        let answer = future.eventLoop.makePromise(of: Value.self)
+        future.cascade(to: answer)
+        let timer = future.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.seconds * 1e9))) {
+            answer.fail(LinkError.unreachable("no answer within \(timeout)"))
+            onTimeout()
+        }
         defer { timer.cancel() }
         do {
-            return try future.wait()
+            return try answer.futureResult.wait()
         } catch {
             throw LinkError(error, hiding: password)
         }

@@ -38,10 +38,13 @@ struct ChildProcess: Sendable {
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
     var errors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
-    /// Waits for the child to end and returns its exit status (128 + the signal for a signal).
-    func wait() async -> Int32 {
+    /// Waits for the child to end and returns its exit status (128 + the signal for a signal); after `timeout`,
+    /// kills it (status 137), so that a hung child fails its test instead of holding up the run.
+    func wait(timeout: Duration = .seconds(150)) async -> Int32 {
+        let deadline = ContinuousClock.now + timeout
         while true {
             if let status = exitStatus() { return status }
+            if ContinuousClock.now > deadline { kill(pid, SIGKILL) }
             try? await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -20,13 +20,16 @@ final class DiagnosticLog: Sendable {
 
 @Suite("PostgresStore")
 struct StoreTests {
-    @Test("suite and key names spelled like SQL are only names", arguments: [
-        "x'; DROP TABLE typed_defaults; --",
-        #"quote " and \ backslash"#,
-        "Robert'); DELETE FROM typed_defaults_suites; --",
-        "$1 $$ dollar quoted $$",
-        "ünïcödé e\u{301} 🚀",
-    ])
+    @Test(
+        "suite and key names spelled like SQL are only names",
+        arguments: [
+            "x'; DROP TABLE typed_defaults; --",
+            #"quote " and \ backslash"#,
+            "Robert'); DELETE FROM typed_defaults_suites; --",
+            "$1 $$ dollar quoted $$",
+            "ünïcödé e\u{301} 🚀",
+        ]
+    )
     func hostileNames(_ name: String) async throws {
         let cluster = try Fixture.cluster()
         let suite = name + Fixture.suite("")
@@ -79,13 +82,26 @@ struct StoreTests {
         try DefaultsAdapter(store: store, keyStore: DefaultsKeys()).set(precise, for: preciseKey)
         try store.flush()
 
-        #expect(try cluster.psql("SELECT value->>'integer' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'count'") == "42")
-        #expect(try cluster.psql("SELECT value->>'real' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'negativeZero'") == "-0.0")
-        #expect(try cluster.psql("SELECT value->>'utc' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'date'").hasPrefix("2026-"))
+        #expect(
+            try cluster.psql("SELECT value->>'integer' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'count'")
+                == "42"
+        )
+        #expect(
+            try cluster.psql(
+                "SELECT value->>'real' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'negativeZero'"
+            ) == "-0.0"
+        )
+        #expect(
+            try cluster.psql("SELECT value->>'utc' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'date'")
+                .hasPrefix("2026-")
+        )
 
         let reader = try Fixture.store(cluster, suite: suite)
         for (key, value) in values {
-            #expect(reader.value(forKey: key).isIdentical(to: value), "\(key): \(String(describing: reader.value(forKey: key)))")
+            #expect(
+                reader.value(forKey: key).isIdentical(to: value),
+                "\(key): \(String(describing: reader.value(forKey: key)))"
+            )
         }
         let read = DefaultsAdapter(store: reader, keyStore: DefaultsKeys())[preciseKey]
         #expect(read.timeIntervalSinceReferenceDate.bitPattern == precise.timeIntervalSinceReferenceDate.bitPattern)
@@ -98,7 +114,9 @@ struct StoreTests {
         let listener = DefaultsAdapter(store: try Fixture.store(cluster, suite: suite), keyStore: DefaultsKeys())
         let key = Key<Int>("counter", default: 0)
         let heard = Shared<[(Int, Int)]>([])
-        let observation = listener.observe(key) { change in heard.withLock { $0.append((change.oldValue, change.newValue)) } }
+        let observation = listener.observe(key) { change in
+            heard.withLock { $0.append((change.oldValue, change.newValue)) }
+        }
         defer { observation.invalidate() }
 
         let writer = DefaultsAdapter(store: try Fixture.store(cluster, suite: suite), keyStore: DefaultsKeys())
@@ -124,7 +142,10 @@ struct StoreTests {
         let key = Key<Int>("count", default: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
-                let defaults = DefaultsAdapter(store: try Fixture.store(cluster, suite: suite), keyStore: DefaultsKeys())
+                let defaults = DefaultsAdapter(
+                    store: try Fixture.store(cluster, suite: suite),
+                    keyStore: DefaultsKeys()
+                )
                 group.addTask {
                     for _ in 0..<100 { try defaults.modify(key) { $0 += 1 } }
                 }
@@ -154,7 +175,10 @@ struct StoreTests {
             thrown = error
         }
         let error = try #require(thrown)
-        guard case .writeFailed = error else { Issue.record("expected writeFailed, got \(error)"); return }
+        guard case .writeFailed = error else {
+            Issue.record("expected writeFailed, got \(error)")
+            return
+        }
         #expect(!error.description.contains(password))
         #expect(!String(reflecting: error).contains(password))
         #expect(!"\(store)".contains(password))

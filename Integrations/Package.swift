@@ -41,6 +41,14 @@ let package = Package(
             ],
             path: "Sources/PostgresStoreTestHelper"
         ),
+        // Figures for Docs/SharedSettings.md, run by hand against a server of your own.
+        .executableTarget(
+            name: "PostgresBenchmarks",
+            dependencies: [
+                "TypedDefaultsPostgres",
+                .product(name: "TypedDefaults", package: "TypedDefaults"),
+            ]
+        ),
         .testTarget(
             name: "TypedDefaultsPostgresTests",
             dependencies: [

@@ -238,7 +238,7 @@ final class SuiteLink: Sendable {
                 ? note.text : Notification(suite: suite, version: newVersion, changes: nil).text
             // One statement, one round trip: the values, the removals (kept as rows without a value, so that a
             // catch-up sees them), the suite's new version with this batch's id, and the notification.
-            try run(
+            let written = send(
                 """
                 WITH stored AS (
                     INSERT INTO typed_defaults (suite, key, value, version)
@@ -257,8 +257,12 @@ final class SuiteLink: Sendable {
                 """,
                 on: connection
             )
+            // COMMIT goes out behind the writes, without a round trip between; from here a dropped connection
+            // leaves the outcome unknown until the batch's id is looked up.
             uncertain = Attempt(id: id, outbox: outbox, extra: extra)
-            try run("COMMIT", on: connection)
+            let committing = send("COMMIT", on: connection)
+            _ = try wait(written, timeout: options.queryTimeout) { connection.closeSoon() }
+            _ = try wait(committing, timeout: options.queryTimeout) { connection.closeSoon() }
             uncertain = nil
             settle(Attempt(id: id, outbox: outbox, extra: extra), version: newVersion)
             return true

@@ -24,6 +24,7 @@ import TypedDefaults
 ///
 /// extension DefaultsKeys {
 ///     var maintenance: Key<Bool> { .init("maintenance", default: false) }
+///     var requestLimit: Key<Int> { .init("requestLimit", default: 100) }
 /// }
 ///
 /// let store = try PostgresStore(url: "postgres://app@db.internal:5432/settings", suite: "checkout")
@@ -32,8 +33,9 @@ import TypedDefaults
 /// try fleet.modify(\.requestLimit) { $0 += 10 }   // exact, whoever else modifies it
 /// ```
 public final class PostgresStore: DefaultsStore {
-    /// How the store waits for the server.
+    /// How the store waits for the server, and where it keeps its local copy.
     ///
+    /// ## Usage
     /// ```swift
     /// var options = PostgresStore.Options()
     /// options.retryLimit = .seconds(5)
@@ -149,6 +151,7 @@ public final class PostgresStore: DefaultsStore {
 ///
 /// The address in the message has its password removed.
 ///
+/// ## Usage
 /// ```swift
 /// do { _ = try PostgresStore(url: "mysql://x", suite: "s") } catch let error as PostgresURLError { print(error) }
 /// ```

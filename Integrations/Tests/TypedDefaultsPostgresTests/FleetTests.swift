@@ -101,6 +101,33 @@ struct OutageTests {
         #expect(try cluster.psql("SELECT value->>'integer' FROM typed_defaults WHERE key = 'count'") == "1200")
     }
 
+    @Test("a change and a removal made while a watcher was disconnected reach it when it reconnects")
+    func catchUpAfterDisconnection() async throws {
+        let cluster = try PostgresCluster()
+        let fleet = FleetSettings(url: cluster.url(), suite: Fixture.suite("catch-up"))
+        #expect(try await fleet.run(["set", "flag", "1"]).status == 0)
+        #expect(try await fleet.run(["set", "other", "1"]).status == 0)
+        let watcher = try fleet.start(["watch", "flag"])
+        defer { watcher.removeFiles() }
+        #expect(await Fixture.eventually { watcher.output == "1\n" }, "watch printed \(watcher.output)")
+
+        // Frozen, its connection cut by the server: it hears nothing of what follows until it runs again.
+        watcher.signal(SIGSTOP)
+        _ = try cluster.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        )
+        let writer = try Fixture.store(cluster, suite: fleet.suite)
+        _ = try writer.apply(DefaultsBatch(writes: ["flag": .integer(2)]))
+        try writer.flush()
+        _ = try writer.apply(DefaultsBatch(writes: ["flag": nil, "other": .integer(2)]))
+        try writer.flush()
+        watcher.signal(SIGCONT)
+
+        #expect(await Fixture.eventually { watcher.output == "1\n(none)\n" }, "watch printed \(watcher.output)")
+        watcher.signal(SIGTERM)
+        _ = await watcher.wait()
+    }
+
     @Test("with the server stopped, get returns the last value this machine saw and set fails clearly")
     func serverStopped() async throws {
         let cluster = try PostgresCluster()

@@ -76,38 +76,36 @@ struct SuiteMemory: Sendable {
         return changes
     }
 
-    /// Records that `outbox` (and `extra`'s writes) committed.
+    /// Records that `outbox` (and `extra`'s writes) committed as `newVersion` (`nil`: at a version not known
+    /// here), and returns the changes readers see.
     ///
-    /// The server holds them, and the pending writes that were not written again since leave the queue. Returns the changes of `extra` readers see.
+    /// Memory may already be past that version, when the commit's own notification and later ones arrived
+    /// first: then the server values are already right and must not be set back to this commit's. The pending
+    /// writes the commit carried (and not written again since) leave the queue, and their keys read the server's
+    /// value again.
     mutating func committed(_ outbox: Outbox, extra: DefaultsBatch?, version newVersion: Int64?)
         -> [DefaultsStoreChange]
     {
-        if outbox.removeAll != nil || extra?.removesAll == true {
-            for key in server.keys { server[key] = nil }
+        let removesAll = outbox.removeAll != nil || extra?.removesAll == true
+        var touched = Set(outbox.writes.keys).union(extra?.writes.keys ?? [:].keys)
+        if removesAll { touched.formUnion(values.keys) }
+        if let newVersion, version < newVersion {
+            if removesAll { server = [:] }
+            for (key, write) in outbox.writes { server[key] = write.value }
+            for (key, value) in extra?.writes ?? [:] { server[key] = value }
+            version = newVersion
         }
-        for (key, write) in outbox.writes {
-            server[key] = write.value
-            if pending[key]?.sequence == write.sequence { pending[key] = nil }
-        }
+        for (key, write) in outbox.writes where pending[key]?.sequence == write.sequence { pending[key] = nil }
         if let removeAll = outbox.removeAll, pendingRemoveAll == removeAll { pendingRemoveAll = nil }
+        guard pendingRemoveAll == nil else { return [] }
         var changes: [DefaultsStoreChange] = []
-        if let extra {
-            if extra.removesAll {
-                for (key, old) in values where pending[key] == nil && extra.writes[key] == nil {
-                    values[key] = nil
-                    changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: nil))
-                }
-            }
-            for (key, value) in extra.writes.sorted(by: { $0.key < $1.key }) {
-                server[key] = value
-                guard pending[key] == nil else { continue }
-                let old = values[key]
-                guard !old.isIdentical(to: value) else { continue }
-                values[key] = value
-                changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: value))
-            }
+        for key in touched.sorted() where pending[key] == nil {
+            let old = values[key]
+            let new = server[key]
+            guard !old.isIdentical(to: new) else { continue }
+            values[key] = new
+            changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: new))
         }
-        if let newVersion { version = max(version, newVersion) }
         return changes
     }
 

@@ -55,7 +55,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TypedDefaultsTests",
-            dependencies: ["TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper", "DefaultsTool"],
+            dependencies: [
+                "TypedDefaults", "TypedDefaultsTestSupport", "TypedDefaultsTestHelper", "DefaultsTool",
+                "TypedDefaultsDemo",
+            ],
             swiftSettings: foundationStorageOnApplePlatforms
         ),
         // The documented examples of SwiftyUserDefaults and sindresorhus/Defaults, in TypedDefaults' spelling.

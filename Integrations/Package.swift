@@ -1,20 +1,48 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Stores and providers that need a dependency, kept out of the root package so that it depends on nothing.
+// TypedDefaults' integrations with other libraries, kept in their own package so that the library itself
+// depends on nothing: a user who adds TypedDefaults gets none of these dependencies.
 let package = Package(
     name: "TypedDefaultsIntegrations",
-    // Synchronization's Mutex sets the floor.
+    // swift-configuration's floor (its `Configuration 1.0` availability), above TypedDefaults' own; the
+    // PostgreSQL store's Mutex (Synchronization) needs the same.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
-        .library(name: "TypedDefaultsPostgres", targets: ["TypedDefaultsPostgres"])
+        .library(name: "TypedDefaultsConfiguration", targets: ["TypedDefaultsConfiguration"]),
+        .library(name: "TypedDefaultsPostgres", targets: ["TypedDefaultsPostgres"]),
     ],
     dependencies: [
-        // `name:` because a path dependency is otherwise known by its folder's name, wherever the repository was cloned.
         .package(name: "TypedDefaults", path: ".."),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
+        // A swift-configuration provider over a TypedDefaults suite.
+        .target(
+            name: "TypedDefaultsConfiguration",
+            dependencies: [
+                .product(name: "TypedDefaults", package: "TypedDefaults"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        // Writes to a suite from another process, for the tests of reads and watches across processes.
+        .executableTarget(
+            name: "TypedDefaultsConfigurationTestHelper",
+            dependencies: [.product(name: "TypedDefaults", package: "TypedDefaults")]
+        ),
+        .testTarget(
+            name: "TypedDefaultsConfigurationTests",
+            dependencies: [
+                "TypedDefaultsConfiguration",
+                "TypedDefaultsConfigurationTestHelper",
+                .product(name: "TypedDefaults", package: "TypedDefaults"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ConfigurationTesting", package: "swift-configuration"),
+            ]
+        ),
+
+        // A suite kept in PostgreSQL, shared live by every instance of a service.
         .target(
             name: "TypedDefaultsPostgres",
             dependencies: [

@@ -3,10 +3,11 @@ import TypedDefaults
 
 /// How the tool prints values: macOS `defaults` style (old-style property lists), or JSON with `--json`.
 enum Output {
-    /// A value as `read` prints it; a lone string prints bare, as macOS does.
+    /// A value as `read` prints it; a lone string or date prints bare, as macOS does.
     static func text(_ value: PropertyListValue, topLevel: Bool = true) -> String {
         if topLevel, case .string(let string) = value { return string }
-        return oldStyle(value, indent: "")
+        if topLevel, case .date(let date) = value { return macOSDate(date) }
+        return oldStyle(value, level: 0)
     }
 
     static func json(_ value: PropertyListValue) -> String {
@@ -41,28 +42,51 @@ enum Output {
         }
     }
 
-    private static func oldStyle(_ value: PropertyListValue, indent: String) -> String {
+    /// macOS's layout, which is Foundation's `description` of collections: a collection nested at `level`
+    /// starts with that level's indentation even after `key = `, so a nested dictionary reads `key =     {`,
+    /// and an empty one closes at its own level (`    };`), not in column 0.
+    private static func oldStyle(_ value: PropertyListValue, level: Int) -> String {
+        let indent = String(repeating: " ", count: 4 * level)
         let inner = indent + "    "
         switch value {
         case .string(let string): return quotedIfNeeded(string)
         case .bool(let bool): return bool ? "1" : "0"
         case .integer(let integer): return String(integer)
         case .unsignedInteger(let integer): return String(integer)
-        case .double(let double): return String(double)
+        case .double(let double): return macOSNumber(double)
         case .data(let data): return "<" + data.map { String(format: "%02x", $0) }.joined() + ">"
-        case .date(let date):
-            return quotedIfNeeded((try? DateBridge().serialize(date))?.flatMap(\.stringValue) ?? "\(date)")
+        case .date(let date): return quotedIfNeeded(macOSDate(date))
         case .array(let items):
-            guard !items.isEmpty else { return "()" }
-            return "(\n" + items.map { inner + oldStyle($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent
-                + ")"
+            let lines = items.map { inner + oldStyle($0, level: level + 1) }.joined(separator: ",\n")
+            return indent + "(\n" + lines + (items.isEmpty ? "" : "\n") + indent + ")"
         case .dictionary(let entries):
-            guard !entries.isEmpty else { return "{\n}" }
-            return "{\n"
-                + entries.sorted { $0.key < $1.key }
-                .map { inner + quotedIfNeeded($0.key) + " = " + oldStyle($0.value, indent: inner) + ";\n" }.joined()
-                + indent + "}"
+            let lines = entries.sorted { $0.key < $1.key }
+                .map { inner + quotedIfNeeded($0.key) + " = " + oldStyle($0.value, level: level + 1) + ";\n" }
+            return indent + "{\n" + lines.joined() + indent + "}"
         }
+    }
+
+    /// A real as macOS's `defaults` prints it: a whole number without `.0` (`1`, not `1.0`), others in the
+    /// shortest form that reads back exactly.
+    static func macOSNumber(_ double: Double) -> String {
+        guard double.isFinite, double == double.rounded(), abs(double) < 1e15 else { return String(double) }
+        return (double.sign == .minus && double == 0 ? "-" : "") + String(Int64(double))
+    }
+
+    /// A date as macOS's `defaults` prints it: `2026-11-21 08:26:05 +0000`, in UTC, to the second.
+    static func macOSDate(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d +0000",
+            parts.tm_year + 1900,
+            parts.tm_mon + 1,
+            parts.tm_mday,
+            parts.tm_hour,
+            parts.tm_min,
+            parts.tm_sec
+        )
     }
 
     private static let bare = CharacterSet(

@@ -6,21 +6,27 @@ import Foundation
 @_spi(Tooling) import TypedDefaults
 
 let usage = """
-    usage: defaults [--json] <command> ...
+    usage: defaults [--json] [-currentHost | -host name] <command> ...
 
       domains                              list the domains (suites) in the config directory
       read [domain [key]]                  print every domain, a domain, or one value
       read-type domain key                 print the type of a value
+      write domain plist                   replace a domain with a dictionary: '{ a = 1; b = x; }' or XML
       write domain key value               write a value: a plain value is a string, or property-list
                                            text such as (a,b) or {k=v;}; or give a type:
             -string s | -int n | -float x | -bool YES/NO | -date 2026-11-21T08:26:05Z | -data 0a1b
             -array v ... | -array-add v ... | -dict k v ... | -dict-add k v ...
-      delete domain [key]                  remove a value, or every value of a domain
+      delete domain [key]                  remove a value, or a whole domain
       rename domain old new                rename a key
       find word                            list the keys and values that contain word
       export domain path|-                 write a domain as an XML property list
       import domain path|-                 replace a domain with a property list
       watch domain [key]                   print changes as they happen, until interrupted
+
+    A domain is a suite name, or `-app name` (a program's own domain: its executable's name). The global
+    domain (-g, -globalDomain, NSGlobalDomain) is refused: programs using TypedDefaults never read it.
+    Preferences are per user, not per host, on Linux: -currentHost and -host <this machine> change nothing
+    (a note says so), and -host <another machine> is refused.
 
     Domains live in $XDG_CONFIG_HOME/<domain>.plist, or ~/.config/<domain>.plist. Writes take the same lock,
     merge the same way and protect damaged files as TypedDefaults does, so they are safe while programs run,
@@ -37,6 +43,16 @@ func say(_ line: String) {
 
 /// The suite for `domain`, writing immediately, with this tool's own flags kept out of the settings.
 func open(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKeys> {
+    if domain.lowercased() == "nsglobaldomain" {
+        // macOS programs fall back to the global domain for a key of their own that is not set; TypedDefaults
+        // programs on Linux never do, so a value written there would change nothing.
+        throw ToolError(
+            status: .invalidDomain,
+            message: "the global domain (NSGlobalDomain, -g, -globalDomain) does not exist on Linux: programs "
+                + "that use TypedDefaults read only their own domain; write to the program's domain instead "
+                + "(-app <program name>)"
+        )
+    }
     do {
         return try DefaultsAdapter(
             suiteName: domain,
@@ -53,7 +69,7 @@ func open(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKeys> {
 func existing(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKeys> {
     let adapter = try open(domain)
     guard let file = adapter.fileURL, FileManager.default.fileExists(atPath: file.path) else {
-        throw ToolError(status: .notFound, message: "domain \(String(reflecting: domain)) does not exist")
+        throw ToolError(status: .notFound, message: "Domain \(domain) does not exist")
     }
     try intact(adapter)
     return adapter
@@ -82,10 +98,7 @@ func value(_ key: String, in domain: String, of adapter: DefaultsAdapter<Default
     -> PropertyListValue
 {
     guard let value = adapter.storedValues()[key] else {
-        throw ToolError(
-            status: .notFound,
-            message: "the key \(String(reflecting: key)) does not exist in domain \(String(reflecting: domain))"
-        )
+        throw ToolError(status: .notFound, message: "The domain/default pair of (\(domain), \(key)) does not exist")
     }
     return value
 }
@@ -144,7 +157,15 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
         say(json ? Output.json(.string(type)) : "Type is \(type)")
 
     case "write":
-        guard operands.count >= 3 else { throw .usage("usage: defaults write domain key value") }
+        if operands.count == 2 {
+            // `defaults write domain '{ a = 1; }'`: the dictionary becomes the whole domain, as on macOS.
+            let values = try wholeDomain(operands[1])
+            let adapter = try open(operands[0])
+            try intact(adapter)
+            try modify(adapter) { $0 = values }
+            return
+        }
+        guard operands.count >= 3 else { throw .usage("usage: defaults write domain key value, or domain plist") }
         let (domain, key) = (operands[0], operands[1])
         var parser = ValueParser(operands[2...])
         let write = try parser.parseWrite()
@@ -186,7 +207,11 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
             _ = try value(operands[1], in: operands[0], of: adapter)
             try modify(adapter) { $0[operands[1]] = nil }
         } else {
-            try modify(adapter) { $0.removeAll() }
+            do {
+                try adapter.removeSuite()
+            } catch {
+                throw ToolError(error)
+            }
         }
 
     case "rename":
@@ -275,12 +300,78 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
     }
 }
 
+/// The arguments with the domain operand written as macOS allows (`-g`, `-globalDomain`, `-app name`) made a
+/// domain name.
+func resolvingDomain(_ arguments: [String]) throws(ToolError) -> [String] {
+    let takesDomain: Set = ["read", "read-type", "write", "delete", "rename", "export", "import", "watch"]
+    guard arguments.count >= 2, takesDomain.contains(arguments[0]) else { return arguments }
+    var resolved = arguments
+    switch arguments[1] {
+    case "-g", "-globalDomain":
+        resolved[1] = "NSGlobalDomain"
+    case "-app":
+        guard arguments.count >= 3 else { throw .usage("-app needs the name of a program") }
+        // On Linux a program's own domain is its executable's file name (see Docs/LinuxNotes.md); a path to
+        // it names the same program.
+        let program = URL(fileURLWithPath: arguments[2]).lastPathComponent
+        resolved.replaceSubrange(1...2, with: [program])
+    default:
+        break
+    }
+    return resolved
+}
+
+/// `defaults write domain plist`'s dictionary: old-style property-list text (`{ a = 1; }`) or XML.
+func wholeDomain(_ text: String) throws(ToolError) -> [String: PropertyListValue] {
+    if case .dictionary(let values) = PropertyListValue.plain(text) { return values }
+    if case .dictionary(let values)? = PropertyListValue(propertyListData: Data(text.utf8)) { return values }
+    throw ToolError(
+        status: .invalidValue,
+        message: "\(String(reflecting: text)) is not a property-list dictionary such as '{ a = 1; b = \"x y\"; }'"
+    )
+}
+
+/// This machine's name, as `-host` may give it (with or without its domain).
+func hostNames() -> Set<String> {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return ["localhost"] }
+    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return [name, String(name.prefix { $0 != "." }), "localhost"]
+}
+
+/// Takes out `--json`, and `-currentHost` / `-host name` before the command; returns whether `--json` was there.
+func globalOptions(_ arguments: inout [String]) throws(ToolError) -> Bool {
+    let json = arguments.contains("--json")
+    arguments.removeAll { $0 == "--json" }
+    // Linux keeps preferences per user only: this machine's "by-host" preferences are the user's own, and
+    // another machine's are nowhere to be read.
+    let note = "preferences are per user, not per host, on Linux; using the domain itself"
+    while let first = arguments.first, first == "-currentHost" || first == "-host" {
+        if first == "-host" {
+            guard arguments.count >= 2 else { throw .usage("-host needs a host name") }
+            let host = arguments[1]
+            guard hostNames().contains(host) else {
+                throw .usage(
+                    "-host \(host): another machine's preferences are not reachable from here (Linux keeps no "
+                        + "per-host preferences); run defaults on that machine"
+                )
+            }
+            arguments.removeFirst(2)
+            FileHandle.standardError.write(Data("defaults: note: -host \(host) changes nothing: \(note)\n".utf8))
+        } else {
+            arguments.removeFirst()
+            FileHandle.standardError.write(Data("defaults: note: -currentHost changes nothing: \(note)\n".utf8))
+        }
+    }
+    return json
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
-let json = arguments.contains("--json")
-arguments.removeAll { $0 == "--json" }
-// A command that fails says so in one line of its own; only `watch`, which runs on, passes diagnostics on.
-if arguments.first != "watch" { DefaultsDiagnostics.setHandler { _ in } }
 do {
+    let json = try globalOptions(&arguments)
+    arguments = try resolvingDomain(arguments)
+    // A command that fails says so in one line of its own; only `watch`, which runs on, passes diagnostics on.
+    if arguments.first != "watch" { DefaultsDiagnostics.setHandler { _ in } }
     try run(arguments, json: json)
 } catch {
     FileHandle.standardError.write(Data("defaults: \(error.message)\n".utf8))

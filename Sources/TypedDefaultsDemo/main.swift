@@ -39,10 +39,6 @@ Defaults.profile?.tags = Array((Defaults.profile?.tags ?? []).suffix(2)) + ["run
 let shared = try DefaultsAdapter(suiteName: "dev.typeddefaults.demo.shared", keyStore: DefaultsKeys())
 shared.launchCount += 10
 
-let configDirectory =
-    ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? (NSHomeDirectory() + "/.config")
-
 print("TypedDefaults demo")
 print("  launch count      \(Defaults.launchCount)")
 print("  previous launch   \(previousLaunch.map { "\($0)" } ?? "none, this is the first run")")
@@ -52,6 +48,8 @@ if let profile = Defaults.profile {
     print("  profile           \(profile.name), joined \(profile.joined), tags \(profile.tags)")
 }
 print("  shared suite      launch count \(shared.launchCount) (+10 a run)")
-print("Stored in \(configDirectory)/\(ProcessInfo.processInfo.processName).plist")
-print("      and \(configDirectory)/dev.typeddefaults.demo.shared.plist")
+// The files the library itself resolved (from XDG_CONFIG_HOME or HOME, as Foundation on Linux does), so the
+// paths printed are the ones written; on Apple platforms the system keeps suites where it chooses.
+print("Stored in \(Defaults.fileURL?.path ?? "UserDefaults.standard")")
+print("      and \(shared.fileURL?.path ?? "the UserDefaults suite dev.typeddefaults.demo.shared")")
 print("Run again to see the count go up; add `-theme dark` to override the theme for one run.")

@@ -25,9 +25,9 @@
 //     TypedDefaultsTestHelper write-pending-nohup <suite> <key> <value>   the same, ignoring SIGHUP
 //     TypedDefaultsTestHelper own-sigterm-before|own-sigterm-after <suite> <key> <value>
 //                                                          the same, handling SIGTERM itself (flushAll, _exit(0))
-//     TypedDefaultsTestHelper own-store-pending|own-store-exit <file> <key> <value>
-//                                                          write-pending (or exit-call) over a store of the
-//                                                          program's own, which flushes to a JSON file
+//     TypedDefaultsTestHelper own-store-pending|own-store-exit|own-store-flush-all <file> <key> <value>
+//                                                          write-pending (exit-call, flushAll) over stores of
+//                                                          the program's own flushing to JSON files, one failing
 //     TypedDefaultsTestHelper flush-all-failing <prefix>   DefaultsShutdown.flushAll() with one suite failing
 //     TypedDefaultsTestHelper deep-codable <suite> <kind> <levels>    write a Codable value nested that deep
 //     TypedDefaultsTestHelper deep-json <suite> <levels>              read stored JSON nested that deep
@@ -351,22 +351,40 @@ case "write-pending", "write-pending-nohup", "own-sigterm-before", "own-sigterm-
     withExtendedLifetime((earlier, later, defaults)) {
         while true { sleep(60) }
     }
-case "own-store-pending", "own-store-exit":
+case "own-store-pending", "own-store-exit", "own-store-flush-all":
     // A write to a store of the program's own (``JournalStore``) that only a flush at the end makes durable;
-    // then a hang until a signal, or `exit(0)`.
+    // then a hang until a signal, `exit(0)`, or `DefaultsShutdown.flushAll()` with a second store that cannot
+    // be written (its file's directory is missing) and `_exit(0)`.
     let rest = Array(arguments.dropFirst())
     guard rest.count == 3 else { fail("\(arguments.first!) needs a file, a key and a value") }
     resetTerminationSignals()
-    let defaults = DefaultsAdapter(
-        store: JournalStore(file: URL(fileURLWithPath: rest[0])),
-        keyStore: DefaultsKeys(),
-        writePolicy: .coalesced(within: .seconds(3600))
-    )
-    defaults[key: Key<String?>(rest[1])] = rest[2]
+    let file = URL(fileURLWithPath: rest[0])
+    let unwritable = file.deletingLastPathComponent().appendingPathComponent("no-such-directory/failing.json")
+    let adapters = [unwritable, file]
+        .map { file in
+            DefaultsAdapter(
+                store: JournalStore(file: file),
+                keyStore: DefaultsKeys(),
+                writePolicy: .coalesced(within: .seconds(3600))
+            )
+        }
+    for defaults in adapters { defaults[key: Key<String?>(rest[1])] = rest[2] }
     say("written")
-    if arguments.first == "own-store-exit" { exit(0) }
-    withExtendedLifetime(defaults) {
-        while true { sleep(60) }
+    switch arguments.first {
+    case "own-store-exit":
+        exit(0)
+    case "own-store-flush-all":
+        do {
+            try DefaultsShutdown.flushAll()
+            say("result=flushed")
+        } catch {
+            say("result=\(error)")
+        }
+        _exit(0)
+    default:
+        withExtendedLifetime(adapters) {
+            while true { sleep(60) }
+        }
     }
 case "flush-all-failing":
     // Three suites that can be written and one that cannot (a file-size limit fails it as a full disk would),

@@ -38,8 +38,8 @@ struct DefaultsToolTests {
             (["-float", "0.25"], "0.25", "float"),
             (["-bool", "YES"], "1", "boolean"),
             (["-boolean", "false"], "0", "boolean"),
-            (["-date", "2026-11-21 08:26:05 +0000"], "2026-11-21T08:26:05Z", "date"),
-            (["-date", "2026-11-21T08:26:05.25Z"], "2026-11-21T08:26:05Z", "date"),
+            (["-date", "2026-11-21 08:26:05 +0000"], "2026-11-21 08:26:05 +0000", "date"),
+            (["-date", "2026-11-21T08:26:05.25Z"], "2026-11-21 08:26:05 +0000", "date"),
             (["-data", "0a1bff"], "<0a1bff>", "data"),
             (["-array", "a", "-int", "2"], "(\n    a,\n    2\n)", "array"),
             (["-dict", "k", "v", "n", "-int", "1"], "{\n    k = v;\n    n = 1;\n}", "dictionary"),
@@ -101,7 +101,10 @@ struct DefaultsToolTests {
         #expect(try succeed("--json", "read", "two") == "{}")
         try defaults("write", "two", "a", "1")
         try defaults("delete", "two")
-        #expect(try succeed("--json", "read", "two") == "{}")
+        let gone = try defaults("read", "two")
+        #expect(gone.status == 1)
+        #expect(gone.errors == "defaults: Domain two does not exist\n")
+        #expect(try succeed("domains") == "one")
     }
 
     @Test("export then import gives back the same domain, through files and standard input and output")
@@ -261,8 +264,8 @@ struct DefaultsToolTests {
         try Data("garbage".utf8).write(to: directory.plist("broken"))
 
         let cases: [(arguments: [String], status: Int32, mentions: String)] = [
-            (["read", "missing"], 1, "domain \"missing\" does not exist"),
-            (["read", "app", "nothing"], 1, "the key \"nothing\" does not exist"),
+            (["read", "missing"], 1, "Domain missing does not exist"),
+            (["read", "app", "nothing"], 1, "The domain/default pair of (app, nothing) does not exist"),
             (["delete", "app", "nothing"], 1, "does not exist"),
             (["write", "app", "count", "-int", "many"], 2, "\"many\" is not an integer"),
             (["write", "app", "count", "-bool", "maybe"], 2, "is not a Boolean"),
@@ -293,6 +296,148 @@ struct DefaultsToolTests {
                 atPath: directory.url.deletingLastPathComponent().appendingPathComponent("escape.plist").path
             )
         )
+    }
+
+    @Test("-g and -globalDomain are NSGlobalDomain, which the tool refuses with a reason, changing nothing")
+    func globalDomain() throws {
+        for spelling in [["-g"], ["-globalDomain"], ["NSGlobalDomain"]] {
+            for command in [["read"], ["write"] as [String]] {
+                let tail = command == ["write"] ? ["AppleLocale", "en_GB"] : []
+                let result = try Helper.run(
+                    command + spelling + tail,
+                    configDirectory: directory.url,
+                    program: Helper.tool
+                )
+                #expect(result.status == 3, "\(command + spelling): \(result.errors)")
+                #expect(result.errors.contains("the global domain (NSGlobalDomain, -g, -globalDomain) does not exist"))
+                #expect(result.errors.contains("-app <program name>"), "it says what to do instead")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    }
+
+    @Test("-currentHost and -host of this machine change nothing, and say so; -host of another machine is refused")
+    func hosts() throws {
+        try defaults("write", "app", "name", "Ann")
+        let current = try defaults("-currentHost", "read", "app", "name")
+        #expect(current.status == 0)
+        #expect(current.output == "Ann\n")
+        #expect(current.errors.contains("note: -currentHost changes nothing"))
+        #expect(current.errors.contains("per user, not per host"))
+
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, 255)
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let written = try defaults("-host", host, "write", "app", "name", "Bea")
+        #expect(written.status == 0, "\(written.errors)")
+        #expect(written.errors.contains("note: -host \(host) changes nothing"))
+        #expect(try succeed("read", "app", "name") == "Bea")
+
+        let other = try defaults("-host", "another-machine.example", "write", "app", "name", "Cy")
+        #expect(other.status == 64)
+        #expect(other.errors.contains("another machine's preferences are not reachable"))
+        #expect(try succeed("read", "app", "name") == "Bea")
+        #expect(try defaults("-host").status == 64)
+    }
+
+    @Test("-app names a program's own domain, by its name or a path to it")
+    func app() throws {
+        try defaults("write", "-app", "editor", "theme", "dark")
+        #expect(try succeed("domains") == "editor")
+        #expect(try succeed("read", "-app", "/usr/local/bin/editor", "theme") == "dark")
+        #expect(try succeed("read-type", "-app", "editor", "theme") == "Type is string")
+        try defaults("delete", "-app", "editor")
+        #expect(try defaults("read", "-app", "editor").errors.contains("Domain editor does not exist"))
+        #expect(try defaults("read", "-app").status == 64)
+    }
+
+    @Test("write DOMAIN with a dictionary replaces the domain: old-style property-list text or XML")
+    func wholeDomain() throws {
+        try defaults("write", "app", "old", "x")
+        try defaults("write", "app", #"{ a = 1; b = "x y"; list = (p, q); }"#)
+        #expect(try succeed("--json", "read", "app") == #"{"a":"1","b":"x y","list":["p","q"]}"#)
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>n</key><integer>3</integer><key>on</key><true/></dict></plist>
+            """
+        try defaults("write", "app", xml)
+        #expect(try succeed("--json", "read", "app") == #"{"n":3,"on":true}"#)
+        #expect(try succeed("read-type", "app", "n") == "Type is integer")
+
+        let before = try Data(contentsOf: directory.plist("app"))
+        for notADictionary in ["(a, b)", "plain", "{ unterminated"] {
+            let result = try defaults("write", "app", notADictionary)
+            #expect(result.status == 2, "\(notADictionary): \(result.errors)")
+            #expect(result.errors.contains("is not a property-list dictionary"))
+        }
+        #expect(try Data(contentsOf: directory.plist("app")) == before)
+    }
+
+    @Test("delete DOMAIN removes the domain's files; a program that has it open sees its values go")
+    func deleteDomain() throws {
+        let suite = IsolatedSuite()
+        let removed = Recorder<String>()
+        let token = suite.adapter.observeStoredValues { changes in
+            for change in changes where change.newValue == nil { removed.append(change.key) }
+        }
+        suite.adapter.username = "ann"
+        let tool = { (arguments: [String]) in
+            try Helper.run(arguments, configDirectory: suite.directory.url, program: Helper.tool)
+        }
+        #expect(try tool(["delete", suite.name]).status == 0)
+        #expect(eventually { removed.all == ["username"] })
+        // Once the program's own background work is done, it has left nothing behind either.
+        try #require(suite.adapter.store as? FileStore).finishBackgroundWork()
+        let left = try FileManager.default.contentsOfDirectory(atPath: suite.directory.url.path)
+        #expect(left.isEmpty, "\(left)")
+        #expect(eventually { suite.adapter.username == nil })
+        let read = try tool(["read", suite.name])
+        #expect(read.status == 1)
+        #expect(read.errors == "defaults: Domain \(suite.name) does not exist\n")
+        #expect(try tool(["delete", suite.name]).status == 1, "a domain deleted is gone")
+        // The program's next write makes the domain anew.
+        suite.adapter.launchCount = 2
+        #expect(try tool(["read", suite.name, "launchCount"]).output == "2\n")
+        token.invalidate()
+    }
+
+    @Test("dates and collections print as macOS prints them, empty ones and nested ones included")
+    func macOSLayout() throws {
+        try defaults("write", "app", "when", "-date", "2026-11-21T08:26:05Z")
+        try defaults("write", "app", "emptyMap", "-dict")
+        try defaults("write", "app", "emptyList", "-array")
+        try defaults("write", "app", "nested", #"{ inner = { }; list = (1, { z = 2; }, ( )); }"#)
+        #expect(try succeed("read", "app", "when") == "2026-11-21 08:26:05 +0000")
+        try defaults("write", "app", "whole", "-float", "2")
+        #expect(try succeed("read", "app", "whole") == "2", "a whole real prints as macOS prints it, without .0")
+        #expect(try succeed("read-type", "app", "whole") == "Type is float")
+        try defaults("delete", "app", "whole")
+        #expect(try succeed("read", "app", "emptyMap") == "{\n}")
+        #expect(try succeed("read", "app", "emptyList") == "(\n)")
+        let expected = """
+            {
+                emptyList =     (
+                );
+                emptyMap =     {
+                };
+                nested =     {
+                    inner =         {
+                    };
+                    list =         (
+                        1,
+                                    {
+                            z = 2;
+                        },
+                                    (
+                        )
+                    );
+                };
+                when = "2026-11-21 08:26:05 +0000";
+            }
+            """
+        #expect(try succeed("read", "app") == expected)
+        // --json keeps ISO 8601, which JSON readers parse.
+        #expect(try succeed("--json", "read", "app", "when") == #""2026-11-21T08:26:05Z""#)
     }
 
     @Test("help prints the usage and the exit statuses")

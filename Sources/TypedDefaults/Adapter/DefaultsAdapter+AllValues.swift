@@ -46,4 +46,30 @@ extension DefaultsAdapter {
             }
         }
     }
+
+    /// Removes the suite: every value, and for a suite in a ``FileStore`` (every suite on Linux) its file,
+    /// lock and backup files, so that `defaults domains` no longer lists it, as
+    /// `UserDefaults.removePersistentDomain(forName:)` does.
+    ///
+    /// Observers hear of each value removed. A write made afterwards, here or in another process, creates the
+    /// suite anew. Any other store (``UserDefaultsStore`` included, whose files the system keeps) is emptied,
+    /// durably. To empty the suite but keep its file, call ``removeAll()``.
+    ///
+    /// ```swift
+    /// let settings = try DefaultsAdapter(suiteName: "com.example.app", keyStore: DefaultsKeys())
+    /// try settings.removeSuite()
+    /// ```
+    public func removeSuite() throws(DefaultsError) {
+        #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
+        if let file = store as? FileStore {
+            ReadModifyWrite.noteWrite(to: store, key: nil)
+            try ThreadState.writing { () throws(DefaultsError) in
+                defer { connection.decoded.forget(nil) }
+                try file.removeFile()
+            }
+            return
+        }
+        #endif
+        try modifyStoredValues { $0.removeAll() }
+    }
 }

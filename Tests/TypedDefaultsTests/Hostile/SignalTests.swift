@@ -57,13 +57,13 @@ extension Hostile {
         }
 
         @Test(
-            "a store of the program's own gets its pending writes flushed before the signal, and at exit",
-            arguments: ["SIGTERM", "exit"]
+            "a store of the program's own gets its pending writes flushed before the signal, at exit and by flushAll()",
+            arguments: ["SIGTERM", "exit", "flushAll"]
         )
         func ownStore(ending: String) throws {
             let directory = TemporaryConfigDirectory()
             let file = directory.url.appendingPathComponent("server.json")
-            let command = ending == "exit" ? "own-store-exit" : "own-store-pending"
+            let command = ["SIGTERM": "own-store-pending", "exit": "own-store-exit"][ending] ?? "own-store-flush-all"
             let child = try Helper.start([command, file.path, "k", ending], configDirectory: directory.url)
             try #require(child.waitForOutput(containing: "written"))
             if ending == "SIGTERM" { kill(child.process.processIdentifier, SIGTERM) }
@@ -73,6 +73,10 @@ extension Hostile {
                 #expect(child.process.terminationStatus == SIGTERM)
             } else {
                 #expect(child.process.terminationStatus == 0)
+            }
+            // The other store cannot be written: flushAll() goes past it, and throws its failure.
+            if ending == "flushAll" {
+                #expect(child.output.contains("result=") && !child.output.contains("result=flushed"))
             }
             let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: String]
             #expect(saved == ["k": ending])

@@ -52,7 +52,9 @@ struct FreshnessChecksTests {
             while ContinuousClock.now < busyEnd { _ = store.value(forKey: "k") }
         }
         let startedBusy = store.state.withLock { $0.checksStartedByReads } - startedBeforeBusy
-        #expect(startedBusy <= 1, "reads on four threads started \(startedBusy) checks themselves in 1 s")
+        // Without the timer, reads would start one every 50 ms, about 20; a timer that a loaded machine runs
+        // late lets a read start one now and then.
+        #expect(startedBusy <= 3, "reads on four threads started \(startedBusy) checks themselves in 1 s")
 
         // Once reads stop, the timer stops after one more look.
         Thread.sleep(forTimeInterval: 0.3)

@@ -119,8 +119,11 @@ extension FileStore {
                 return state.pendingBackup
             })
         else { return }
-        // A directory removed since the write stays removed: the copy is not worth making it again.
-        try? file.withExclusiveLock(creatingDirectory: false) { _ in file.writeBackup(backup.data, of: backup.version) }
+        // A directory removed since the write stays removed: the copy is not worth making it again. Nor does a
+        // suite removed since (`removeSuite()`, `defaults delete`) get its lock file back.
+        try? file.withExclusiveLock(creatingDirectory: false, creatingLockFile: false) { _ in
+            file.writeBackup(backup.data, of: backup.version)
+        }
     }
 
     /// Writes the backup copy now, if one is due, rather than in the background.

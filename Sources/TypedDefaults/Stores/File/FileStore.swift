@@ -117,33 +117,36 @@ public final class FileStore: DefaultsStore {
         var announcements: [DefaultsStoreChange] = []
         /// Whether `stored` or `pending` may keep a value under a name from ``KeySpelling``.
         ///
-        /// True when the file holds two spellings of an equal key, or a key starting with `U+FFFF`; reads and
-        /// writes then name their keys (see ``name(for:in:)``).
+        /// True when the file holds two spellings of an equal key, or a key starting with `U+FFFF` (which only
+        /// a file can hold: no write takes one); reads and writes then name their keys (see ``name(for:in:)``).
         var spellings = false {
             didSet { readSerial &+= 1 }
         }
     }
 
     /// Runs `body` on the state under its lock, and announces the changes it queued before releasing it.
+    @inline(__always)
     func withState<Result, Failure>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try state.withLock { state throws(Failure) in
             let result = try body(&state)
             if !state.announcements.isEmpty {
-                if state.announcements.contains(where: { KeySpelling.isMarked($0.key) }) {
-                    // Observers hear of a spelling by its key, never by the name it is kept under.
-                    state.announcements = state.announcements.map { change in
-                        KeySpelling.spelling(of: change.key)
-                            .map {
-                                DefaultsStoreChange(key: $0, oldValue: change.oldValue, newValue: change.newValue)
-                            } ?? change
-                    }
-                }
-                changes.publish(state.announcements)
+                changes.publish(Self.bySpelling(state.announcements))
                 state.announcements.removeAll(keepingCapacity: true)
             }
             return result
+        }
+    }
+
+    /// `changes` keyed by spelling: observers hear of a spelling by its key, never by the name it is kept
+    /// under (see ``KeySpelling``).
+    @inline(never)
+    static func bySpelling(_ changes: [DefaultsStoreChange]) -> [DefaultsStoreChange] {
+        guard changes.contains(where: { KeySpelling.isMarked($0.key) }) else { return changes }
+        return changes.map { change in
+            KeySpelling.spelling(of: change.key)
+                .map { DefaultsStoreChange(key: $0, oldValue: change.oldValue, newValue: change.newValue) } ?? change
         }
     }
 
@@ -284,21 +287,23 @@ public final class FileStore: DefaultsStore {
     /// equal key, or it starts with `U+FFFF` (see ``KeySpelling``).
     ///
     /// A spelling the file does not hold reads and writes the entry of an equal one, as Swift's `String` would.
+    @inline(__always)
     static func name(for key: String, in state: State) -> String {
+        state.spellings ? spelledName(for: key, in: state) : key
+    }
+
+    @inline(never)
+    private static func spelledName(for key: String, in state: State) -> String {
         if KeySpelling.isMarked(key) { return KeySpelling.name(of: key) }
-        guard state.spellings else { return key }
         let name = KeySpelling.name(of: key)
         return state.pending[name] != nil || state.stored[name] != nil ? name : key
     }
 
-    /// `batch` with its keys named as ``name(for:in:)`` names them.
-    static func naming(_ batch: DefaultsBatch, in state: inout State) -> DefaultsBatch {
-        var marked = false
-        batch.forEachWrite { key, _ in marked = marked || KeySpelling.isMarked(key) }
-        guard state.spellings || marked else { return batch }
-        if marked { state.spellings = true }
-        let state = state
-        return batch.renamingKeys { name(for: $0, in: state) }
+    /// `batch` with its keys named as ``name(for:in:)`` names them; `nil` when every key is its own name.
+    ///
+    /// A batch that passed `checkStorable()` holds no key starting with `U+FFFF`, so only a file can hold one.
+    static func naming(_ batch: DefaultsBatch, in state: State) -> DefaultsBatch? {
+        state.spellings ? batch.renamingKeys { name(for: $0, in: state) } : nil
     }
 
     /// What a read of the value kept under `name` returns: a pending write's value, else the file's.
@@ -592,7 +597,8 @@ public final class FileStore: DefaultsStore {
         try batch.checkStorable()
         guard batch.expected == nil else {
             loadIfNeeded()
-            let (batch, spellings) = state.withLock { state in (Self.naming(batch, in: &state), state.spellings) }
+            let (named, spellings) = state.withLock { state in (Self.naming(batch, in: state), state.spellings) }
+            let batch = named ?? batch
             return try write(changingOnly: batch.removesAll ? nil : batch.writtenKeys) { values in
                 guard spellings, case .snapshot = batch.expected else { return batch.apply(to: &values) != nil }
                 // The expected snapshot is one `snapshot()` returned, keyed by spelling.
@@ -605,20 +611,29 @@ public final class FileStore: DefaultsStore {
         }
         if batch.removesAll { loadIfNeeded() }
         withState { state in
-            let batch = Self.naming(batch, in: &state)
-            announcingChanges(&state, onlyKeys: batch.removesAll ? nil : batch.writtenKeys) { state in
-                state.generation += 1
-                if batch.removesAll {
-                    state.pending.removeAll()
-                    state.pendingClear = state.generation
-                }
-                let generation = state.generation
-                batch.forEachWrite { key, value in
-                    state.pending[key] = PendingWrite(value: value, generation: generation)
-                }
+            if state.spellings {
+                Self.addPending(batch.renamingKeys { [state] in Self.name(for: $0, in: state) }, to: &state, self)
+            } else {
+                Self.addPending(batch, to: &state, self)
             }
         }
         return true
+    }
+
+    /// Adds a batch without expectations to the pending writes, announcing what changed.
+    @inline(__always)
+    private static func addPending(_ batch: DefaultsBatch, to state: inout State, _ store: FileStore) {
+        store.announcingChanges(&state, onlyKeys: batch.removesAll ? nil : batch.writtenKeys) { state in
+            state.generation += 1
+            if batch.removesAll {
+                state.pending.removeAll()
+                state.pendingClear = state.generation
+            }
+            let generation = state.generation
+            batch.forEachWrite { key, value in
+                state.pending[key] = PendingWrite(value: value, generation: generation)
+            }
+        }
     }
 
     /// Writes this process's pending changes to the file; the backup copy follows in the background.

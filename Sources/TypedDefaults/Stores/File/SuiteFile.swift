@@ -226,16 +226,19 @@ struct SuiteFile: Sendable {
     /// takes before reading the file to merge into it.
     ///
     /// The lock file is opened for each use and closed after, so a suite holds no descriptor between writes.
-    /// The caller serializes its own calls (the lock is per open file).
+    /// The caller serializes its own calls (the lock is per open file). Without `creatingLockFile`, a missing
+    /// lock file (the suite was removed) is an error rather than made again.
     func withExclusiveLock<Result>(
         creatingDirectory: Bool = true,
+        creatingLockFile: Bool = true,
         _ body: (HeldLock) throws(DefaultsError) -> Result
     ) throws(DefaultsError) -> Result {
         let deadline = ContinuousClock.now + Self.lockWaitLimit
         while true {
             guard ContinuousClock.now < deadline else { throw lockTimeout() }
             if creatingDirectory { try createDirectory() }
-            guard let descriptor = try openRegularFile(lockPath, O_RDWR | O_CREAT, followingLinks: false) else {
+            let flags = O_RDWR | (creatingLockFile ? O_CREAT : 0)
+            guard let descriptor = try openRegularFile(lockPath, flags, followingLinks: false) else {
                 throw writeFailed("cannot open the lock file \(lockPath)", ENOENT)
             }
             // Closing the descriptor releases the lock, and so does the kernel when the process dies holding it.
@@ -312,6 +315,28 @@ struct SuiteFile: Sendable {
             throw writeFailed("the file vanished right after it was written", nil)
         }
         return (version, count)
+    }
+
+    /// Removes the file, its backup copy and the lock file, holding the lock, when the file holds no value.
+    ///
+    /// The suite is then gone from disk, as `UserDefaults.removePersistentDomain(forName:)` leaves it on Apple
+    /// platforms. Returns `false`, removing nothing, when the file holds values (another writer came between
+    /// the caller's emptying write and this call) or the lock no longer guards it.
+    ///
+    /// The lock file goes last, while held: a writer waiting on it finds it gone from the path, as after any
+    /// lock file deletion, and creates a new one (see ``HeldLock/isStillAtPath``).
+    func removeIfEmpty(holding lock: HeldLock) throws(DefaultsError) -> Bool {
+        switch try read() {
+        case .values(let values, _, _) where values.isEmpty: break
+        case .missing: break
+        default: return false
+        }
+        guard lock.isStillAtPath else { return false }
+        if unlink(path) != 0, errno != ENOENT { throw writeFailed("cannot remove \(path)", errno) }
+        unlink(backupPath)
+        unlink(lockPath)
+        syncDirectory()
+        return true
     }
 
     /// Keeps `data` as the last good copy, if the file still holds the version it was written as; call while

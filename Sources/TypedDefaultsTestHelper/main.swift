@@ -98,6 +98,7 @@ func fail(_ message: String) -> Never {
 let arguments = CommandLine.arguments.dropFirst()
 if let status = try runHostileCommand(Array(arguments)) { exit(status) }
 if let status = try runProcessLifeCommand(Array(arguments)) { exit(status) }
+if let status = try runAttackCommand(Array(arguments)) { exit(status) }
 switch arguments.first {
 case "write-matrix":
     guard let suite = arguments.dropFirst().first else { fail("write-matrix needs a suite name") }

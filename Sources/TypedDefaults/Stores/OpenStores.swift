@@ -40,8 +40,18 @@ enum OpenStores {
         after earlier: DefaultsError? = nil,
         starting: (String) -> Void = { _ in }
     ) -> DefaultsError? {
+        flush(all, atExit: atExit, after: earlier, starting: starting)
+    }
+
+    /// Flushes `stores` as ``flushAll(atExit:after:starting:)`` flushes the listed ones.
+    static func flush(
+        _ stores: [any DefaultsStore],
+        atExit: Bool,
+        after earlier: DefaultsError? = nil,
+        starting: (String) -> Void = { _ in }
+    ) -> DefaultsError? {
         var first = earlier
-        for store in all {
+        for store in stores {
             starting(store.name)
             do {
                 try store.flush()

@@ -390,25 +390,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
 
     /// Makes every store over a suite or `.standard` durable; for ``DefaultsShutdown/flushAll()-2ivyt``.
     static func flushAll() -> DefaultsError? {
-        var first: DefaultsError?
-        for store in suites.withLock({ Array($0.values) }) + [standard] {
-            do {
-                try store.flush()
-            } catch {
-                if first == nil {
-                    first = error
-                } else {
-                    let diagnostic = DefaultsDiagnostic(
-                        kind: .writeFailed,
-                        suite: store.name,
-                        key: nil,
-                        message: "\(error.description); the writes are kept"
-                    )
-                    DefaultsDiagnostics.report(diagnostic, oncePerProcess: false)
-                }
-            }
-        }
-        return first
+        OpenStores.flush(suites.withLock({ Array($0.values) }) + [standard], atExit: false)
     }
 }
 

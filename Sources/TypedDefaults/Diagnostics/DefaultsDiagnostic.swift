@@ -39,6 +39,9 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// a `.` in a key as a path and `@` as an operator. Changes made in this process are still announced.
         /// Reported once per process and key.
         case observationLimited
+        /// The service a store keeps its values in cannot be reached: reads use the last values this machine
+        /// saw, and writes wait for it (a store outside the library, such as a database's, reports this).
+        case storeUnavailable
     }
 
     /// What kind of thing happened.

@@ -41,6 +41,18 @@ public enum DefaultsDiagnostics {
         state.withLock { $0.handler = nil }
     }
 
+    /// Delivers `diagnostic` to the handler (standard error by default), every time: for stores written
+    /// outside the library, which report what they work around the way the built-in stores do.
+    ///
+    /// ```swift
+    /// DefaultsDiagnostics.report(
+    ///     DefaultsDiagnostic(kind: .storeUnavailable, suite: "fleet", key: nil, message: "server unreachable")
+    /// )
+    /// ```
+    public static func report(_ diagnostic: DefaultsDiagnostic) {
+        report(diagnostic, oncePerProcess: false)
+    }
+
     /// The diagnostics reported on this thread while the library holds a lock, to deliver once it does not.
     private final class Held: Sendable {
         let diagnostics = Locked<[(DefaultsDiagnostic, Bool)]>([])

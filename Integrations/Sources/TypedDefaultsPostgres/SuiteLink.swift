@@ -1,0 +1,690 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+import TypedDefaults
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One store's connection to its suite on the server: the conversations it has there (commits, catch-ups,
+/// reconnects), the thread that keeps it connected and current, and the memory the store's reads come from.
+///
+/// Threads: callers of `flush` and `apply` talk to the server on their own thread, under ``conversation``;
+/// notifications arrive on the event loop and only touch memory; the worker thread reconnects, catches up when
+/// a notification cannot be applied as it is, and saves the local copy. No user code runs on the event loop
+/// (it only publishes, which queues), and diagnostics, which call the user's handler, go out from the worker
+/// or the caller's thread with no lock held.
+final class SuiteLink: Sendable {
+    let suite: String
+    let changes: DefaultsStoreChanges
+    let memory: Mutex<SuiteMemory>
+    let options: PostgresStore.Options
+    /// `host:port/database`, for messages: never the user name's password.
+    let server: String
+    let copy: LocalCopy
+    private let configuration: PostgresConnection.Configuration
+    private let password: String?
+    /// The notification channel: a digest of the suite's name, since a channel is an identifier.
+    private let channel: String
+    private let link = Mutex(Link())
+    /// Held for each whole conversation with the server, so that two never interleave on the one connection
+    /// (a transaction is a sequence of statements); held across network waits, never around user code.
+    private let conversation = NSLock()
+    /// Held while the local copy is written, so that an older state never overwrites a newer one.
+    private let saving = NSLock()
+    private let signal = WorkerSignal()
+
+    private struct Link: Sendable {
+        var connection: PostgresConnection?
+        var schemaReady = false
+        var outageReported = false
+        /// When the server was last found unreachable, while it still is: the retry limit counts from there, so
+        /// that once an outage outlasts it, each write fails after one attempt instead of waiting it out again.
+        var unreachableSince: ContinuousClock.Instant?
+        var stopped = false
+    }
+
+    /// The event loop of every store: the library's own, so that a caller blocked on a reply is never on it.
+    private static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private static let logger: Logger = {
+        var logger = Logger(label: "TypedDefaultsPostgres")
+        logger.logLevel = .critical
+        return logger
+    }()
+    private static let connectionIDs = Atomic<Int>(0)
+
+    init(
+        suite: String,
+        configuration: PostgresConnection.Configuration,
+        options: PostgresStore.Options,
+        changes: DefaultsStoreChanges
+    ) {
+        self.suite = suite
+        self.configuration = configuration
+        self.password = configuration.password
+        self.options = options
+        self.changes = changes
+        let endpoint =
+            if let host = configuration.host { "\(host):\(configuration.port ?? 5432)" } else {
+                configuration.unixSocketPath ?? "a connected channel"
+            }
+        server = "\(endpoint)/\(configuration.database ?? configuration.username)"
+        channel = "typed_defaults_" + LocalCopy.digest(suite)
+        copy = LocalCopy(
+            server: endpoint,
+            database: configuration.database ?? configuration.username,
+            suite: suite,
+            directory: options.localCopyDirectory
+        )
+        var memory = SuiteMemory()
+        if let saved = copy.load() {
+            memory.server = saved.values.mapValues(\.value)
+            memory.values = memory.server
+            memory.version = saved.version
+            memory.savedVersion = saved.version
+        }
+        self.memory = Mutex(memory)
+    }
+
+    /// Connects within the options' start-up wait, or reports that reads use the local copy, and starts the
+    /// worker that keeps the store connected and current.
+    func start() {
+        do throws(LinkError) {
+            try converse { () throws(LinkError) in
+                _ = try connected(deadline: .now + options.connectTimeout)
+            }
+        } catch {
+            reportOutage(error, atStart: true)
+        }
+        let thread = Thread { [self] in runWorker() }
+        thread.name = "TypedDefaultsPostgres"
+        thread.start()
+    }
+
+    func stop() {
+        let connection = link.withLock { link in
+            link.stopped = true
+            return link.connection
+        }
+        signal.raise { $0.stopped = true }
+        connection?.closeSoon()
+    }
+
+    // MARK: Commits
+
+    /// Commits the writes waiting in memory, and `extra` (a batch with expectations) after them, in one
+    /// transaction.
+    ///
+    /// Retries across an outage of up to the options' limit. Returns `false` when `extra`'s
+    /// expectations do not hold at the server (memory is then caught up, so a retry sees the new values).
+    func commit(_ extra: DefaultsBatch?, key: String?) throws(DefaultsError) -> Bool {
+        let deadline = (link.withLock { $0.unreachableSince } ?? .now) + options.retryLimit
+        var delay = Duration.milliseconds(50)
+        // A commit whose outcome a dropped connection hid: found out before anything is tried again, so that a
+        // batch is never applied twice.
+        var uncertain: Attempt?
+        while true {
+            do throws(LinkError) {
+                return try converse { () throws(LinkError) -> Bool in
+                    let connection = try connected(deadline: deadline)
+                    if let attempt = uncertain {
+                        let done = try isCommitted(attempt.id, on: connection)
+                        uncertain = nil
+                        if done {
+                            settle(attempt, version: nil)
+                            if attempt.extra != nil { return true }
+                        }
+                    }
+                    return try commitOnce(extra, on: connection, uncertain: &uncertain)
+                }
+            } catch {
+                guard case .unreachable(let reason) = error else {
+                    throw .writeFailed(suite: suite, key: key, reason: "\(server) refused it: \(error.reason)")
+                }
+                guard ContinuousClock.now + delay < deadline else {
+                    let outcome =
+                        uncertain == nil
+                        ? "nothing was committed"
+                        : "the connection dropped while the server committed, so whether it did is unknown"
+                    throw .writeFailed(
+                        suite: suite,
+                        key: key,
+                        reason: "\(server) could not be reached for \(options.retryLimit) (\(reason)); \(outcome)"
+                    )
+                }
+                Thread.sleep(forTimeInterval: delay.seconds)
+                delay = min(delay * 2, .seconds(1))
+            }
+        }
+    }
+
+    private struct Attempt {
+        let id: UUID
+        let outbox: SuiteMemory.Outbox
+        let extra: DefaultsBatch?
+    }
+
+    private func commitOnce(
+        _ extra: DefaultsBatch?,
+        on connection: PostgresConnection,
+        uncertain: inout Attempt?
+    ) throws(LinkError) -> Bool {
+        let outbox = memory.withLock { $0.outbox }
+        if outbox.isEmpty && extra == nil { return true }
+        // BEGIN goes out with the first statement, not a round trip before it.
+        let begun = send("BEGIN", on: connection)
+        do throws(LinkError) {
+            // The suite's row lock orders every commit to the suite, from any machine: the version read here is
+            // the latest, and stays so until this transaction ends.
+            let lock: PostgresQuery = "SELECT version FROM typed_defaults_suites WHERE suite = \(suite) FOR UPDATE"
+            var rows = try run(lock, on: connection)
+            _ = try wait(begun, timeout: options.queryTimeout).get()
+            if rows.isEmpty {
+                try run(
+                    """
+                    INSERT INTO typed_defaults_suites (suite, version, recent_batches) VALUES (\(suite), 0, '{}')
+                    ON CONFLICT (suite) DO NOTHING
+                    """,
+                    on: connection
+                )
+                rows = try run(lock, on: connection)
+            }
+            let version = try decode(Int64.self, rows.first)
+            if memory.withLock({ $0.version }) != version { try catchUp(on: connection) }
+            let server = memory.withLock { $0.server }
+            if let extra, extra.expected != nil {
+                let current = memory.withLock { $0.valuesForExpectations(with: outbox) }
+                guard extra.holds(for: current) else {
+                    // Not waited for: the next statement on the connection runs after it, and fails if it did.
+                    _ = send("ROLLBACK", on: connection)
+                    return false
+                }
+            }
+            var writes = outbox.writes.mapValues(\.value)
+            var removesAll = outbox.removeAll != nil
+            if let extra {
+                if extra.removesAll {
+                    writes = [:]
+                    removesAll = true
+                }
+                for (key, value) in extra.writes { writes[key] = value }
+            }
+            var changed: [String: PropertyListValue?] = [:]
+            if removesAll {
+                for key in server.keys where writes[key] == nil { changed[key] = .some(nil) }
+            }
+            for (key, value) in writes where !server[key].isIdentical(to: value) { changed[key] = value }
+            guard !changed.isEmpty else {
+                try run("ROLLBACK", on: connection)
+                settle(Attempt(id: UUID(), outbox: outbox, extra: extra), version: nil)
+                return true
+            }
+            let newVersion = version + 1
+            let id = UUID()
+            let stored = changed.compactMapValues { $0 }
+            let keys = Array(stored.keys)
+            let texts = keys.map { StoredJSON.encode(stored[$0]!) }
+            let removed = changed.filter { $0.value == nil }.map(\.key)
+            let note = Notification(
+                suite: suite,
+                version: newVersion,
+                changes: changed.mapValues { $0.map(StoredJSON.init) }
+            )
+            let payload =
+                note.text.utf8.count <= 7_000
+                ? note.text : Notification(suite: suite, version: newVersion, changes: nil).text
+            // One statement, one round trip: the values, the removals (kept as rows without a value, so that a
+            // catch-up sees them), the suite's new version with this batch's id, and the notification.
+            let written = send(
+                """
+                WITH stored AS (
+                    INSERT INTO typed_defaults (suite, key, value, version)
+                    SELECT \(suite), w.key, w.value::jsonb, \(newVersion)
+                    FROM unnest(\(keys)::text[], \(texts)::text[]) AS w(key, value)
+                    ON CONFLICT (suite, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
+                ), removed AS (
+                    UPDATE typed_defaults SET value = NULL, version = \(newVersion)
+                    WHERE suite = \(suite) AND key = ANY(\(removed)::text[])
+                ), advanced AS (
+                    UPDATE typed_defaults_suites
+                    SET version = \(newVersion), recent_batches = (\(id)::uuid || recent_batches)[1:\(Self.recentBatches)]
+                    WHERE suite = \(suite)
+                )
+                SELECT pg_notify(\(channel), \(payload))
+                """,
+                on: connection
+            )
+            // COMMIT goes out behind the writes, without a round trip between; from here a dropped connection
+            // leaves the outcome unknown until the batch's id is looked up.
+            uncertain = Attempt(id: id, outbox: outbox, extra: extra)
+            let committing = send("COMMIT", on: connection)
+            _ = try wait(written, timeout: options.queryTimeout) { connection.closeSoon() }
+            _ = try wait(committing, timeout: options.queryTimeout) { connection.closeSoon() }
+            uncertain = nil
+            settle(Attempt(id: id, outbox: outbox, extra: extra), version: newVersion)
+            return true
+        } catch {
+            if !connection.isClosed, uncertain == nil { _ = try? run("ROLLBACK", on: connection) }
+            throw error
+        }
+    }
+
+    /// How many batch ids a suite remembers: enough for every commit that can be in doubt at once.
+    private static let recentBatches = 256
+
+    private func isCommitted(_ id: UUID, on connection: PostgresConnection) throws(LinkError) -> Bool {
+        let rows = try run(
+            "SELECT \(id)::uuid = ANY(recent_batches) FROM typed_defaults_suites WHERE suite = \(suite)",
+            on: connection
+        )
+        guard let row = rows.first else { return false }
+        return try decode(Bool.self, row)
+    }
+
+    /// Records in memory that `attempt` committed, and announces what readers see change.
+    private func settle(_ attempt: Attempt, version: Int64?) {
+        memory.withLock { memory in
+            changes.publish(memory.committed(attempt.outbox, extra: attempt.extra, version: version))
+        }
+    }
+
+    // MARK: Catching up
+
+    /// Brings memory up to the server's latest version of the suite: what changed since the version memory
+    /// reflects, or everything when the server's suite is older than that (it was reset or restored).
+    private func catchUp(on connection: PostgresConnection) throws(LinkError) {
+        let known = memory.withLock { $0.version }
+        let rows = try run(
+            """
+            SELECT s.version, v.key, v.value::text, v.version FROM typed_defaults_suites s
+            LEFT JOIN typed_defaults v ON v.suite = s.suite AND v.version > \(known)
+            WHERE s.suite = \(suite)
+            """,
+            on: connection
+        )
+        var version: Int64 = 0
+        var changed: [(key: String, value: PropertyListValue?, version: Int64)] = []
+        for row in rows {
+            let (suiteVersion, key, text, rowVersion) = try decode((Int64, String?, String?, Int64?).self, row)
+            version = suiteVersion
+            guard let key, let rowVersion else { continue }
+            changed.append((key, try text.map(decodeValue), rowVersion))
+        }
+        if version < known {
+            let all = try run(
+                "SELECT key, value::text FROM typed_defaults WHERE suite = \(suite) AND value IS NOT NULL",
+                on: connection
+            )
+            var values: [String: PropertyListValue] = [:]
+            for row in all {
+                let (key, text) = try decode((String, String).self, row)
+                values[key] = try decodeValue(text)
+            }
+            memory.withLock { memory in changes.publish(memory.replaceServer(with: values, version: version)) }
+        } else if version > known {
+            memory.withLock { memory in
+                // Notifications may have brought memory past `known` meanwhile: each row is its key's latest, so
+                // a row no newer than memory is already there.
+                var newer: [String: PropertyListValue?] = [:]
+                for row in changed where row.version > memory.version { newer[row.key] = row.value }
+                changes.publish(memory.applyServer(newer, version: version))
+            }
+        }
+        signal.raise { $0.saveCopy = true }
+    }
+
+    private func decodeValue(_ text: String) throws(LinkError) -> PropertyListValue {
+        do {
+            return try StoredJSON.decode(text)
+        } catch {
+            throw .refused(
+                "a stored value of suite \(String(reflecting: suite)) is not TypedDefaults' JSON: \(text.prefix(80))"
+            )
+        }
+    }
+
+    /// Applies another instance's commit, if it is the next version; otherwise asks the worker to catch up.
+    ///
+    /// Runs on the event loop.
+    private func received(_ payload: String) {
+        guard let note = Notification(payload), note.suite == suite else { return }
+        let applied = memory.withLock { memory -> Bool in
+            guard note.version > memory.version else { return true }
+            guard note.version == memory.version + 1, let changed = note.changes else { return false }
+            changes.publish(memory.applyServer(changed.mapValues { $0?.value }, version: note.version))
+            return true
+        }
+        signal.raise { flags in
+            flags.saveCopy = true
+            if !applied { flags.catchUp = true }
+        }
+    }
+
+    // MARK: Connecting
+
+    /// The connection, made and set up (schema, `LISTEN`, catch-up) if there is none.
+    ///
+    /// Call under ``conversation``.
+    private func connected(deadline: ContinuousClock.Instant) throws(LinkError) -> PostgresConnection {
+        if let connection = link.withLock({ $0.connection }), !connection.isClosed { return connection }
+        guard !link.withLock({ $0.stopped }) else { throw .unreachable("the store was closed") }
+        var configuration = configuration
+        let patience = min(options.connectTimeout, max(deadline - .now, .milliseconds(100)))
+        configuration.options.connectTimeout = .nanoseconds(Int64(patience.seconds * 1e9))
+        let connecting = wait(
+            PostgresConnection.connect(
+                on: Self.eventLoops.next(),
+                configuration: configuration,
+                id: Self.connectionIDs.add(1, ordering: .relaxed).newValue,
+                logger: Self.logger
+            ),
+            timeout: patience + .seconds(1)
+        )
+        let connection: PostgresConnection
+        switch connecting {
+        case .success(let made):
+            connection = made
+        case .failure(let error):
+            link.withLock { $0.unreachableSince = $0.unreachableSince ?? .now }
+            throw error
+        }
+        do throws(LinkError) {
+            if !link.withLock({ $0.schemaReady }) {
+                try prepareSchema(on: connection)
+                link.withLock { $0.schemaReady = true }
+            }
+            connection.addListener(channel: channel) {
+                [weak self] (_: PostgresListenContext, notification: PostgresMessage.NotificationResponse) in
+                self?.received(notification.payload)
+            }
+            // Listening before catching up: a commit after the catch-up's snapshot is then always heard.
+            try run(PostgresQuery(unsafeSQL: "LISTEN \(channel)"), on: connection)
+            try catchUp(on: connection)
+        } catch {
+            connection.closeSoon()
+            throw error
+        }
+        link.withLock { link in
+            link.connection = connection
+            link.unreachableSince = nil
+        }
+        // Now, not later on the worker: a short-lived process (a command-line tool) may exit right after reading.
+        saveCopy()
+        connection.closeFuture.whenComplete { [weak self] (_: Result<Void, any Error>) in
+            guard let self else { return }
+            link.withLock { $0.unreachableSince = $0.unreachableSince ?? .now }
+            signal.raise { $0.connectionLost = true }
+        }
+        return connection
+    }
+
+    private func prepareSchema(on connection: PostgresConnection) throws(LinkError) {
+        let existing = try run(
+            """
+            SELECT obj_description(to_regclass('typed_defaults'), 'pg_class'),
+                   to_regclass('typed_defaults') IS NOT NULL AND to_regclass('typed_defaults_suites') IS NOT NULL
+            """,
+            on: connection
+        )
+        let (comment, exists) = try decode((String?, Bool).self, existing.first)
+        if exists {
+            guard let comment, comment.hasPrefix(Self.schemaComment) else {
+                throw .refused(
+                    "table typed_defaults is not TypedDefaults' schema 1 (its comment is \(String(reflecting: comment ?? "")))"
+                )
+            }
+            return
+        }
+        try run("BEGIN", on: connection)
+        do throws(LinkError) {
+            // Instances starting together would otherwise race to create the same tables.
+            try run("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", on: connection)
+            for statement in Self.schema { try run(PostgresQuery(unsafeSQL: statement), on: connection) }
+            try run("COMMIT", on: connection)
+        } catch {
+            _ = try? run("ROLLBACK", on: connection)
+            throw error
+        }
+    }
+
+    private static let schemaLock: Int64 = 0x7479_7065_645f_6466
+    private static let schemaComment = "TypedDefaults schema 1"
+    static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS typed_defaults (
+            suite text NOT NULL,
+            key text NOT NULL,
+            value jsonb,
+            version bigint NOT NULL,
+            PRIMARY KEY (suite, key)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS typed_defaults_changes ON typed_defaults (suite, version)",
+        """
+        CREATE TABLE IF NOT EXISTS typed_defaults_suites (
+            suite text PRIMARY KEY,
+            version bigint NOT NULL,
+            recent_batches uuid[] NOT NULL
+        )
+        """,
+        """
+        COMMENT ON TABLE typed_defaults IS 'TypedDefaults schema 1: a row per suite and key; value is NULL \
+        for a removed key; version is the suite version of the last change'
+        """,
+    ]
+
+    // MARK: The worker
+
+    private func runWorker() {
+        Self.blockSignals()
+        var delay = Duration.milliseconds(100)
+        while true {
+            let isConnected = link.withLock { $0.connection.map { !$0.isClosed } ?? false }
+            let work = signal.wait(timeout: isConnected ? nil : delay)
+            if work.stopped { return }
+            if !link.withLock({ $0.connection.map { !$0.isClosed } ?? false }) {
+                do throws(LinkError) {
+                    try converse { () throws(LinkError) in
+                        _ = try connected(deadline: .now + options.connectTimeout)
+                    }
+                    delay = .milliseconds(100)
+                    link.withLock { $0.outageReported = false }
+                } catch {
+                    if !link.withLock({ $0.stopped }) { reportOutage(error, atStart: false) }
+                    delay = min(delay * 2, .seconds(1))
+                }
+            } else if work.catchUp {
+                converse {
+                    guard let connection = link.withLock({ $0.connection }) else { return }
+                    do throws(LinkError) {
+                        try catchUp(on: connection)
+                    } catch {
+                        // Reconnecting catches up from the start.
+                        connection.closeSoon()
+                    }
+                }
+            }
+            saveCopy()
+        }
+    }
+
+    /// Writes the server state memory holds to the local copy, if it changed since the last save.
+    func saveCopy() {
+        saving.withLock {
+            let contents = memory.withLock { memory -> LocalCopy.Contents? in
+                guard memory.version != memory.savedVersion else { return nil }
+                memory.savedVersion = memory.version
+                return LocalCopy.Contents(version: memory.version, values: memory.server.mapValues(StoredJSON.init))
+            }
+            if let contents { try? copy.save(contents) }
+        }
+    }
+
+    private func reportOutage(_ error: LinkError, atStart: Bool) {
+        let first = link.withLock { link in
+            defer { link.outageReported = true }
+            return !link.outageReported
+        }
+        guard first else { return }
+        let (version, hasCopy) = memory.withLock { ($0.version, $0.savedVersion >= 0) }
+        let reads =
+            !atStart
+            ? "reads return the last values seen; reconnecting"
+            : hasCopy
+                ? "reads return the last values this machine saw (suite version \(version), kept in \(copy.url?.path ?? "memory")); connecting in the background"
+                : "this machine has no copy of the suite, so reads return the keys' defaults until it connects"
+        DefaultsDiagnostics.report(
+            DefaultsDiagnostic(
+                kind: .storeUnavailable,
+                suite: suite,
+                key: nil,
+                message: "cannot reach PostgreSQL at \(server) (\(error.reason)); \(reads)"
+            )
+        )
+    }
+
+    /// Keeps signals meant for the program off this thread (the program's handlers run elsewhere).
+    private static func blockSignals() {
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, nil)
+    }
+
+    // MARK: Talking to the server
+
+    /// Runs `body` as one conversation with the server (see ``conversation``).
+    private func converse<Result, Failure>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        conversation.lock()
+        defer { conversation.unlock() }
+        return try body()
+    }
+
+    /// Sends one statement without waiting for its reply (statements on a connection run in the order sent).
+    private func send(_ query: PostgresQuery, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult>
+    {
+        connection.query(query, logger: Self.logger)
+    }
+
+    /// Runs one statement and returns its rows; closes the connection when the server takes longer than the
+    /// options' query timeout (a partition shows as silence, not as an error).
+    @discardableResult
+    private func run(_ query: PostgresQuery, on connection: PostgresConnection) throws(LinkError) -> [PostgresRow] {
+        let result = try wait(connection.query(query, logger: Self.logger), timeout: options.queryTimeout) {
+            connection.closeSoon()
+        }
+        return Array(result.rows)
+    }
+
+    private func wait<Value: Sendable>(
+        _ future: EventLoopFuture<Value>,
+        timeout: Duration
+    ) -> Result<Value, LinkError> {
+        Result { () throws(LinkError) in try wait(future, timeout: timeout, onTimeout: {}) }
+    }
+
+    private func wait<Value: Sendable>(
+        _ future: EventLoopFuture<Value>,
+        timeout: Duration,
+        onTimeout: @escaping @Sendable () -> Void
+    ) throws(LinkError) -> Value {
+        // The timeout ends the wait itself: a statement sent on a connection that is closing can go unanswered
+        // even after the connection is closed.
+        let answer = future.eventLoop.makePromise(of: Value.self)
+        future.cascade(to: answer)
+        let timer = future.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.seconds * 1e9))) {
+            answer.fail(LinkError.unreachable("no answer within \(timeout)"))
+            onTimeout()
+        }
+        defer { timer.cancel() }
+        do {
+            return try answer.futureResult.wait()
+        } catch {
+            throw LinkError(error, hiding: password)
+        }
+    }
+
+    private func decode<Value: PostgresDecodable>(_ type: Value.Type, _ row: PostgresRow?) throws(LinkError) -> Value {
+        do {
+            guard let row else { throw LinkError.refused("the server returned no row") }
+            return try row.decode(Value.self)
+        } catch let error as LinkError {
+            throw error
+        } catch {
+            throw .refused("the server's reply does not decode: \(String(describing: error))")
+        }
+    }
+
+    private func decode<each Column: PostgresDecodable>(
+        _ type: (repeat each Column).Type,
+        _ row: PostgresRow?
+    ) throws(LinkError) -> (repeat each Column) {
+        do {
+            guard let row else { throw LinkError.refused("the server returned no row") }
+            return try row.decode((repeat each Column).self)
+        } catch let error as LinkError {
+            throw error
+        } catch {
+            throw .refused("the server's reply does not decode: \(String(describing: error))")
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// Wakes the worker thread with what there is to do.
+private final class WorkerSignal: @unchecked Sendable {
+    struct Work {
+        var catchUp = false
+        var connectionLost = false
+        var saveCopy = false
+        var stopped = false
+
+        var isEmpty: Bool { !catchUp && !connectionLost && !saveCopy && !stopped }
+    }
+
+    private let condition = NSCondition()
+    // Read and written only while holding `condition`.
+    private var work = Work()
+
+    func raise(_ body: (inout Work) -> Void) {
+        condition.lock()
+        body(&work)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits until there is work or `timeout` passes (forever for `nil`), and takes the work.
+    func wait(timeout: Duration?) -> Work {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = timeout.map { Date().addingTimeInterval($0.seconds) }
+        while work.isEmpty {
+            if let deadline {
+                if !condition.wait(until: deadline) { break }
+            } else {
+                condition.wait()
+            }
+        }
+        let taken = work
+        work = Work(stopped: work.stopped)
+        return taken
+    }
+}
+
+extension PostgresConnection {
+    /// Closes the connection without waiting: what is in flight on it fails, and its close future fires.
+    ///
+    /// The connection is kept until it is closed: postgres-nio requires that of its last owner.
+    func closeSoon() {
+        let closing: EventLoopFuture<Void> = close()
+        closing.whenComplete { (_: Result<Void, any Error>) in withExtendedLifetime(self) {} }
+    }
+}

@@ -60,6 +60,14 @@ final class DecodedValueCache: Sendable {
         }
     }
 
+    /// The value `slot` keeps, if it is a `Value`, and the count of dropped values, for a value fetched next to
+    /// be kept only if none is dropped meanwhile.
+    @inlinable
+    func kept<Value>(in slot: Slot, as type: Value.Type) -> (value: Value?, generation: UInt64) {
+        // Copied out under the lock, which needs no reference to the kept value.
+        state.withLock { (slot.decoded?.value(as: Value.self), $0.generation) }
+    }
+
     /// The slot of `key`, made if there is none yet.
     func slot(forKey key: String) -> Slot {
         state.withLock { state in

@@ -239,21 +239,6 @@ extension DefaultsAdapter {
         connection.scheduleFlush(within: delay)
     }
 
-    @inlinable
-    func value<Value>(for key: Key<Value>) -> Value {
-        if let override = launchArguments.value(for: key, suite: { suiteName }) { return override }
-        guard Value.bridge.decodesAtACost else { return decode(storedValue(forKey: key.name), for: key) }
-        // A costly bridge's value is kept beside the stored one and decoded again only when that changes.
-        guard let stored = storedValue(forKey: key.name) else { return key.defaultValue }
-        if let kept = decodedValues.value(forKey: key.name, from: stored, as: Value.self) { return kept }
-        let generation = decodedValues.generation
-        guard let value = decoded(stored, for: key) else { return key.defaultValue }
-        if ValueSemantics.holdsNoReferences(value) {
-            decodedValues.keep(DecodedValue(value), forKey: key.name, from: stored, ifStill: generation)
-        }
-        return value
-    }
-
     @usableFromInline
     var suiteName: String { store.name }
 

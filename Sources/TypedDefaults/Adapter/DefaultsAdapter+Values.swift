@@ -248,8 +248,8 @@ extension DefaultsAdapter {
     /// The value a stored form stands for: the key's default when nothing is stored or it is not a `Value`.
     @inlinable
     func decode<Value>(_ stored: PropertyListValue?, for key: Key<Value>) -> Value {
-        // The default is read on a path of its own. Merged into one optional with the decoded value, a computed
-        // default's indirect result kept that optional in memory, which cost every read a retain and a release.
+        // The default is read on a path of its own: merged into one optional with the decoded value, a computed
+        // default's indirect result would keep that optional in memory, a retain and a release on every read.
         if let stored, let value = decoded(stored, for: key) { return value }
         return key.defaultValue
     }

@@ -163,8 +163,9 @@ public struct DefaultOptions: OptionSet, Sendable, Hashable {
     /// this process or another).
     public static let cached = DefaultOptions(rawValue: 1)
 
-    /// Keep the cached value in step with every change of the key, in this process or another (implies
-    /// `.cached`, which now does the same: every property follows its key's changes, for the Observation
-    /// framework's sake).
+    /// Keep the cached value in step with every change of the key: the same as `.cached`.
+    ///
+    /// Every cached property follows its key's changes, in this process or another, for the Observation
+    /// framework's sake, so this option adds nothing; it stays so that code that names it keeps compiling.
     public static let observed = DefaultOptions(rawValue: 2)
 }

@@ -873,10 +873,18 @@ extension Trait where Self == ConditionTrait {
     /// A scenario that needs the Linux file store (which tells this process of other processes' writes):
     /// skipped in a build that stores through Foundation's `UserDefaults`, which on Linux does not.
     fileprivate static var fileStoreOnly: Self {
-        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
-        .disabled("Foundation's UserDefaults on Linux does not tell of other processes' writes")
-        #else
-        .enabled(if: true)
-        #endif
+        .disabled(
+            if: storesThroughFoundation,
+            "Foundation's UserDefaults on Linux does not tell of other processes' writes"
+        )
     }
 }
+
+/// Whether this build keeps suites in Foundation's `UserDefaults`.
+private let storesThroughFoundation: Bool = {
+    #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+    true
+    #else
+    false
+    #endif
+}()

@@ -6,8 +6,8 @@ import Foundation
 /// and every `@Default` property made from it) keeps the values it decoded here, each with the stored value
 /// it was decoded from. A read uses a kept value only while the store still holds that very stored value
 /// (compared bit for bit, at once when it is the same storage), so it is never stale, whatever changed the
-/// store. A `@Default` property with `.cached` trusts the kept value without asking the store, until a
-/// write through the adapter or, with `.observed`, any change of the key drops it.
+/// store. A `@Default` property with `.cached` trusts the kept value without asking the store, until any
+/// change of the key, however made, drops it.
 @usableFromInline
 final class DecodedValueCache: Sendable {
     /// What is kept for one key: a `@Default` property holds its key's slot, so its reads need no lookup.
@@ -58,6 +58,14 @@ final class DecodedValueCache: Sendable {
             guard let slot = state.slot(named: key), slot.holds(source) else { return nil }
             return slot.decoded?.value(as: Value.self)
         }
+    }
+
+    /// The value `slot` keeps, if it is a `Value`, and the count of dropped values, for a value fetched next to
+    /// be kept only if none is dropped meanwhile.
+    @inlinable
+    func kept<Value>(in slot: Slot, as type: Value.Type) -> (value: Value?, generation: UInt64) {
+        // Copied out under the lock, which needs no reference to the kept value.
+        state.withLock { (slot.decoded?.value(as: Value.self), $0.generation) }
     }
 
     /// The slot of `key`, made if there is none yet.

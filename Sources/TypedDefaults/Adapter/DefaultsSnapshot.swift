@@ -38,8 +38,7 @@ public struct DefaultsSnapshot<KeyStore: Sendable>: Sendable {
     /// The value of any key, as it was when the snapshot was taken: a launch argument that overrides it, the
     /// stored value, or the key's default.
     public subscript<Value>(key key: Key<Value>) -> Value {
-        if let override = adapter.launchArguments.value(for: key, suite: { adapter.suiteName }) { return override }
-        return adapter.decode(storedValues[key.name], for: key)
+        adapter.read(key) { adapter.decode(storedValues[key.name], for: key) }
     }
 }
 

@@ -150,7 +150,8 @@ enum KeyedArchiveGuard {
     /// The index an archive's UID stands for, or `nil`.
     ///
     /// Foundation's UID class is internal: its one stored number is read by reflection, and anything unexpected
-    /// gives `nil` (the check is then skipped, as before it existed).
+    /// gives `nil`, and the check that needs it is skipped rather than refusing archives a later Foundation
+    /// writes correctly.
     private static func uidValue(_ uid: Any) -> Int? {
         for child in Mirror(reflecting: uid).children where child.label == "value" {
             if let value = child.value as? UInt32 { return Int(exactly: value) }

@@ -100,42 +100,12 @@ public struct Default<Value: DefaultsSerializable & Sendable>: Sendable {
             // Registered first, whatever the read returns: a tracked read is told of the key's next change.
             tracker.access()
             guard let slot else { return adapter[key: key] }
-            if let override = adapter.launchArguments.value(for: key, suite: { adapter.suiteName }) { return override }
-            // The adapter's own cache, trusted without asking the store: every change of the key drops the value
-            // kept (the key's tracker sees to it while the property lives). The property holds its key's slot.
-            let cache = adapter.decodedValues
-            // Copied out under the lock, which needs no reference to the kept value.
-            let (kept, generation) = cache.state.withLock { (slot.decoded?.value(as: Value.self), $0.generation) }
-            if let kept { return kept }
-            return fetch(into: slot, ifStill: generation)
+            return adapter.value(for: key, keptIn: slot)
         }
         @inlinable nonmutating set {
             // The write drops the kept value: it can be refused, and the next read then fetches what is stored.
             adapter[key: key] = newValue
         }
-    }
-
-    /// Reads the stored value and keeps it in `slot`, unless a value was dropped since `generation`.
-    ///
-    /// Kept out of the getter (but specialized for each `Value`), so that the getter's usual path, a value
-    /// already kept, stays small enough to be inlined where it is read.
-    @inlinable @inline(never)
-    func fetch(into slot: DecodedValueCache.Slot, ifStill generation: UInt64) -> Value {
-        // A default (nothing stored, or a stored value that is not a `Value`) is not kept: it is the key's
-        // own, and another key of the same name and type may have another.
-        guard let stored = adapter.storedValue(forKey: key.name) else { return key.defaultValue }
-        guard let value = adapter.decoded(stored, for: key) else { return key.defaultValue }
-        // Only a value that holds no object, which every later reader would share.
-        if ValueSemantics.holdsNoReferences(value) {
-            adapter.decodedValues.keep(
-                DecodedValue(value),
-                forKey: key.name,
-                in: slot,
-                from: stored,
-                ifStill: generation
-            )
-        }
-        return value
     }
 
     /// The wrapper itself, to observe the key: `$theme.observe { ... }`.
@@ -193,8 +163,9 @@ public struct DefaultOptions: OptionSet, Sendable, Hashable {
     /// this process or another).
     public static let cached = DefaultOptions(rawValue: 1)
 
-    /// Keep the cached value in step with every change of the key, in this process or another (implies
-    /// `.cached`, which now does the same: every property follows its key's changes, for the Observation
-    /// framework's sake).
+    /// Keep the cached value in step with every change of the key: the same as `.cached`.
+    ///
+    /// Every cached property follows its key's changes, in this process or another, for the Observation
+    /// framework's sake, so this option adds nothing; it stays so that code that names it keeps compiling.
     public static let observed = DefaultOptions(rawValue: 2)
 }

@@ -36,7 +36,7 @@ extension Hostile {
                 ("brackets", 100_000),  // nested containers opened in a loop, without recursion in the type
                 ("wrappers", 20_000),  // single-value containers: no JSON depth at all, but JSONEncoder recursed
                 ("swallowing", 20_000),  // an encode(to:) that swallows the error with try?
-                ("nest", 1_500),  // deep enough for the old message to embed the whole value
+                ("nest", 1_500),  // deep enough that a message embedding the whole value would be huge
                 ("chain", 2_000),
             ]
         )

@@ -318,7 +318,10 @@ extension Hostile {
             let changes = Recorder<DefaultsChange<Int>>()
             let token = suite.adapter.observe(\.launchCount) { changes.append($0) }
             try await Task.sleep(for: .milliseconds(300))
-            #expect(changes.count == 0, "\(changes.all.map(\.newValue))")
+            // A later write is announced after anything the first read could have caused, on the same queue.
+            suite.adapter.launchCount = 5
+            #expect(await eventually { changes.all.last?.newValue == 5 })
+            #expect(changes.all.map(\.oldValue) == [4], "\(changes.all.map(\.newValue))")
             token.invalidate()
 
             let other = IsolatedSuite(fileContents: ["theme": "dark"])

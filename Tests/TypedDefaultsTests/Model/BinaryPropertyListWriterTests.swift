@@ -167,8 +167,9 @@ struct BinaryPropertyListWriterTests {
             for _ in 0..<(1 + random.below(4)) { bytes[random.below(bytes.count)] = UInt8(random.below(256)) }
             if random.chance(30) { bytes.removeLast(random.below(bytes.count)) }
             if let tree = try? BinaryPropertyListReader(Data(bytes)).tree(maximumNesting: 512) {
-                _ = tree.value
-                _ = BinaryPropertyListWriter.bytes(tree)
+                let written = BinaryPropertyListWriter.bytes(tree)
+                let reread = try BinaryPropertyListReader(Data(written)).tree(maximumNesting: 512)
+                #expect(reread.value.isIdentical(to: tree.value))
             }
         }
     }

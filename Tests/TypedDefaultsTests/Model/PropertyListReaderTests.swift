@@ -8,7 +8,8 @@ import TypedDefaultsTestSupport
 /// files the writers in use produce, and leaves everything else to Foundation.
 @Suite("Property-list XML reader")
 struct PropertyListReaderTests {
-    /// What suite files read as before the library had its own reader: Foundation's, then conversion.
+    /// What a suite file reads as through Foundation's reader and conversion: the reading the library's own
+    /// reader must match.
     static func foundationReading(_ data: Data) -> PropertyListValue? {
         guard BinaryPropertyListReader.foundationCrash(on: data) == nil,
             let object = try? PropertyListSerialization.propertyList(from: data, format: nil)

@@ -23,7 +23,7 @@ import Foundation
 public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     // `UserDefaults` is thread-safe (Apple documents it; CFPreferences locks on Linux) but not marked Sendable on
     // Linux. `announced` and `keyObserver` are only touched while holding `foundationLock`.
-    private let defaults: UserDefaults
+    let defaults: UserDefaults
     /// The domain whose values ``snapshot()`` returns (the suite's name, or the program's for `.standard`);
     /// `nil` for an instance whose domain is not known.
     private let domainName: String?
@@ -45,11 +45,11 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     nonisolated(unsafe) private static var pending = PendingFoundationWrites()
 
     /// What observers were last told of each key observed one by one; only touched under `foundationLock`.
-    private var announced: [String: PropertyListValue?] = [:]
+    var announced: [String: PropertyListValue?] = [:]
     /// Tells of other processes' changes (by key-value observing; nothing on Linux), used under `foundationLock`.
-    private var keyObserver: KeyValueObserver?
+    var keyObserver: KeyValueObserver?
     /// Rechecks keys that key-value observing named, one at a time and outside Foundation's call.
-    private static let recheckQueue = DispatchQueue(label: "TypedDefaults.UserDefaultsStore.recheck")
+    static let recheckQueue = DispatchQueue(label: "TypedDefaults.UserDefaultsStore.recheck")
 
     /// Keys that Foundation's own argument domain answers for, with raw strings.
     ///
@@ -329,7 +329,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
 
     /// The value a batch expects and observers are told of: what ``value(forKey:)`` reads, so that `modify` of
     /// a key Foundation's argument domain also holds compares the stored value, not the argument's raw string.
-    private func currentValue(forKey key: String) -> PropertyListValue? {
+    func currentValue(forKey key: String) -> PropertyListValue? {
         if let queued = Self.pending.value(forKey: key, of: defaults) { return queued }
         return storedObject(forKey: key).flatMap(PropertyListValue.init(foundationObject:))
     }
@@ -380,7 +380,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         #endif
     }
 
-    private static func withFoundation<Result, Failure>(
+    static func withFoundation<Result, Failure>(
         _ body: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
         foundationLock.lock()
@@ -391,65 +391,5 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// Makes every store over a suite or `.standard` durable; for ``DefaultsShutdown/flushAll()-2ivyt``.
     static func flushAll() -> DefaultsError? {
         OpenStores.flush(suites.withLock({ Array($0.values) }) + [standard], atExit: false)
-    }
-}
-
-// MARK: - Other processes' changes
-
-extension UserDefaultsStore {
-    /// Watches exactly the keys observed one by one, remembering what observers last heard of each.
-    ///
-    /// Key-value observing reads a `.` in a key as a path and `@` as an operator, so keys with those are not
-    /// watched; a diagnostic says so once.
-    private func observedKeysChanged() {
-        var unwatchable: [String] = []
-        Self.withFoundation {
-            // Read under the lock: calls overtake each other (a thread that stopped observing a key reaching the
-            // lock after one that started again), and only the last to take it must decide, on the newest keys.
-            let wanted = changes.observedKeys
-            let watched = wanted.filter { key in
-                let watchable = Self.isObservableByKeyValueObserving(key)
-                if !watchable, announced[key] == nil { unwatchable.append(key) }
-                return watchable
-            }
-            for key in announced.keys where !watched.contains(key) { announced[key] = nil }
-            for key in watched where announced[key] == nil { announced[key] = .some(currentValue(forKey: key)) }
-            if keyObserver == nil, !watched.isEmpty {
-                keyObserver = KeyValueObserver(defaults: defaults) { [weak self] key in self?.noticeChange(ofKey: key) }
-            }
-            keyObserver?.observe(watched)
-        }
-        guard KeyValueObserver.seesOtherProcesses else { return }
-        for key in unwatchable {
-            DefaultsDiagnostics.report(
-                DefaultsDiagnostic(
-                    kind: .observationLimited,
-                    suite: name,
-                    key: key,
-                    message: "other processes' changes of \(String(reflecting: key)) are not seen: key-value "
-                        + "observing reads \".\" and \"@\" in a key as a path"
-                ),
-                oncePerProcess: true
-            )
-        }
-    }
-
-    static func isObservableByKeyValueObserving(_ key: String) -> Bool {
-        !key.isEmpty && !key.contains(".") && !key.hasPrefix("@")
-    }
-
-    /// Called when Foundation says `key` may have changed (another process wrote it, or this one did):
-    /// announces the change if observers have not heard of it yet.
-    func noticeChange(ofKey key: String) {
-        Self.recheckQueue.async { [weak self] in
-            guard let self else { return }
-            Self.withFoundation {
-                guard let last = announced[key] else { return }
-                let current = currentValue(forKey: key)
-                guard !last.isIdentical(to: current) else { return }
-                announced[key] = .some(current)
-                changes.publish([DefaultsStoreChange(key: key, oldValue: last, newValue: current)])
-            }
-        }
     }
 }

@@ -1,0 +1,200 @@
+// The library's own file store is Linux's; on Apple platforms values live in UserDefaults (see Package.swift).
+#if !TYPED_DEFAULTS_FOUNDATION_STORAGE
+import Foundation
+
+// Reloading: the first load, the freshness checks that find another process's write, and the swap-in of what
+// they read.
+extension FileStore {
+    // MARK: Reloading
+
+    /// Whether the copy is due for a check, and no check is underway or set to follow; marks one as underway.
+    static func claimReload(_ state: inout State, now: UInt64) -> Bool {
+        guard now &- state.lastCheck >= freshnessInterval, !state.reloadScheduled, !state.followUpScheduled else {
+            return false
+        }
+        state.lastCheck = now
+        state.reloadScheduled = true
+        return true
+    }
+
+    /// Checks the file for another process's write in the background (the file watch calls this).
+    func scheduleReload() {
+        let claimed = state.withLock { state in
+            defer { state.reloadScheduled = true }
+            return !state.reloadScheduled
+        }
+        if claimed { BackgroundWork.run { [self] in reloadNow() } }
+    }
+
+    /// Starts the check a stale read claimed, if it claimed one; in a child forked since the copy was last
+    /// checked, first resumes the checks the parent had arranged.
+    func startCheck(_ claimed: Bool) {
+        BackgroundWork.resumeAfterFork()
+        if claimed { BackgroundWork.run { [self] in reloadNow() } }
+    }
+
+    /// Reads the file for the first time, if nothing has read or written it yet.
+    func loadIfNeeded() {
+        guard !state.withLock({ $0.loaded }) else { return }
+        DefaultsDiagnostics.holding {
+            loadLock.lock()
+            defer { loadLock.unlock() }
+            guard !state.withLock({ $0.loaded }) else { return }
+            // Parsed outside the state's lock; only a damaged file needs the file lock, to preserve it.
+            let contents: SuiteFile.Contents
+            do throws(DefaultsError) {
+                contents = try readFile()
+            } catch {
+                return swapIn(.failure(error), firstLoad: true)
+            }
+            let damaged: Bool
+            if case .damaged = contents { damaged = true } else { damaged = false }
+            if damaged { fileLock.lock() }
+            defer { if damaged { fileLock.unlock() } }
+            swapIn(
+                Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
+                firstLoad: true
+            )
+        }
+    }
+
+    /// Reads the file again if it changed since it was last read or written, and announces what changed.
+    ///
+    /// Parsing happens outside the state's lock, so readers go on with the copy they have meanwhile.
+    func reloadNow() {
+        DefaultsDiagnostics.holding {
+            fileLock.lock()
+            defer { fileLock.unlock() }
+            // A check already running when the exit flush starts finishes first (the flush waits for the file
+            // lock); one that would start after it does not start.
+            guard !BackgroundWork.isStopped else { return }
+            var wasRead = false
+            defer { followReads(wasRead) }
+            let (known, base) = state.withLock { state in
+                state.reloadScheduled = false
+                state.checks += 1
+                wasRead = state.readSinceCheck
+                state.readSinceCheck = false
+                // A file that could not be read is tried again even if unchanged (its permissions may be).
+                let known = state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
+                return (known, state.loaded ? StoredBase(values: state.stored, serial: state.storedSerial) : nil)
+            }
+            do throws(DefaultsError) {
+                // This process's own writes set the version under the file lock, so they are never read back.
+                if let known, try file.currentVersion() == known { return }
+                let contents = try readFile()
+                let writeCount = state.withLock { $0.lastWritten.isEmpty } ? nil : file.writeCount()
+                let reading = Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) }
+                // What changed is worked out here, outside the lock that readers take.
+                let changed = (try? reading.get())
+                    .flatMap { resolved in
+                        base.map {
+                            ChangedKeys(keys: $0.values.keysDiffering(from: resolved.values), serial: $0.serial)
+                        }
+                    }
+                swapIn(reading, writeCount: writeCount, changed: changed)
+            } catch {
+                swapIn(.failure(error))
+            }
+        }
+    }
+
+    /// Sets the next check to run 50 ms from now if reads came just before this one began (`wasRead`) or
+    /// since, so that a steady stream of reads never wakes a thread itself.
+    ///
+    /// A read that finds the copy stale could start the check (`BackgroundWork.run`), but waking a thread from the
+    /// reading thread lets the scheduler hand that thread's core to the woken one in the middle of the read:
+    /// on a busy machine that read then waits milliseconds for a core. A timer starts the check instead, for as
+    /// long as reads keep coming, and claims it as a read would, so no read starts another meanwhile; once a
+    /// whole interval passes without a read, the timer stops, and the next stale read starts a check again.
+    func followReads(_ wasRead: Bool) {
+        let follow = state.withLock { state in
+            guard wasRead || state.readSinceCheck, !state.followUpScheduled else { return false }
+            state.followUpScheduled = true
+            return true
+        }
+        guard follow else { return }
+        BackgroundWork.run(after: .nanoseconds(Self.freshnessInterval)) { [self] in
+            let due = state.withLock { state in
+                state.followUpScheduled = false
+                guard state.readSinceCheck, !state.reloadScheduled else { return false }
+                state.lastCheck = Self.now()
+                state.reloadScheduled = true
+                return true
+            }
+            if due { reloadNow() }
+        }
+    }
+
+    /// A copy of `State.stored`, taken to be compared outside the lock.
+    struct StoredBase {
+        var values: [String: PropertyListValue]
+        var serial: UInt64
+    }
+
+    /// The keys whose stored values a change of `stored` touches, worked out outside the lock from the copy
+    /// with `serial`; they hold only while `stored` is still that copy.
+    struct ChangedKeys {
+        var keys: [String]
+        var serial: UInt64
+
+        /// The keys, if `state.stored` is still the copy they were worked out from; else `nil`: compare all.
+        func keys(for state: State) -> [String]? {
+            state.storedSerial == serial ? keys : nil
+        }
+    }
+
+    /// What a read of the file resolved to.
+    struct Resolved {
+        var values: [String: PropertyListValue]
+        var version: SuiteFile.Version?
+        var problem: DefaultsError?
+        /// When these values were known good, if that changed.
+        var goodSince: timespec?
+        /// Whether the values keep a spelling under a name from ``KeySpelling``.
+        var spellings = false
+    }
+
+    /// Puts a reading of the file in place of the copy, announcing what changed; a reading that failed keeps
+    /// the copy and notes why, once.
+    ///
+    /// A first load that finds the copy already loaded (a write got there first, with a newer file) changes
+    /// nothing.
+    func swapIn(
+        _ reading: Result<Resolved, DefaultsError>,
+        firstLoad: Bool = false,
+        writeCount: UInt64? = nil,
+        changed: ChangedKeys? = nil
+    ) {
+        let retired = withState { state -> [String: PropertyListValue] in
+            if firstLoad, state.loaded { return [:] }
+            defer {
+                state.loaded = true
+                state.lastCheck = Self.now()
+            }
+            switch reading {
+            case .success(let resolved):
+                if resolved.problem == nil { checkForRevert(resolved.values, writeCount: writeCount, &state) }
+                let keys = changed?.keys(for: state)
+                return announcingChanges(&state, onlyKeys: keys) { state in
+                    defer { state.stored = resolved.values }
+                    state.version = resolved.version
+                    state.spellings = resolved.spellings || state.pending.keys.contains(where: KeySpelling.isMarked)
+                    state.problem = resolved.problem
+                    if let since = resolved.goodSince { state.goodSince = since }
+                    return state.stored
+                }
+            case .failure(let error):
+                // Unreadable or unsafe: keep what was read before, and say so once.
+                if state.problem != error {
+                    report(error.diagnosticKind, key: nil, "\(error.description); reading defaults and earlier values")
+                }
+                state.problem = error
+                return [:]
+            }
+        }
+        // The values replaced are freed here, after the lock: freeing a large suite's takes milliseconds.
+        _ = retired
+    }
+}
+#endif

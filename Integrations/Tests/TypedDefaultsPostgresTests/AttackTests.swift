@@ -1,0 +1,146 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TypedDefaults
+import TypedDefaultsPostgres
+
+/// Findings of a hostile review of the store: each test fails while its defect stands.
+@Suite("Attacks on PostgresStore")
+struct AttackTests {
+    /// The store's query timeout closes the connection while the server is still running the COMMIT (a slow
+    /// fsync, a synchronous standby that lags, a deferred trigger): the server finishes it anyway. The store
+    /// reconnects at once and asks whether the batch committed with a plain SELECT, which does not wait for the
+    /// old transaction (it still holds the suite's row lock) and reads "not committed"; then it runs the batch
+    /// again, whose expectation fails against the value the first commit wrote, and `modify` increments twice.
+    @Test("a modify whose commit outlives the query timeout is applied once")
+    func cutOffCommitAppliedOnce() throws {
+        let cluster = try Fixture.cluster()
+        let suite = Fixture.suite("cutoff")
+        let tag = "slow_" + suite.replacingOccurrences(of: "-", with: "_").lowercased()
+        var options = Fixture.options()
+        options.queryTimeout = .seconds(1)
+        let store = try Fixture.store(cluster, suite: suite, options: options)
+        let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys())
+        let count = Key<Int>("count", default: 0)
+        try defaults.modify(count) { $0 += 1 }  // suite version 1
+        // The COMMIT of the suite's version 2 takes 1.6 s at the server: longer than the store's query timeout.
+        _ = try cluster.psql(
+            """
+            CREATE FUNCTION \(tag)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.suite = '\(suite)' AND NEW.version = 2 THEN PERFORM pg_sleep(1.6); END IF;
+                RETURN NULL;
+            END $$;
+            CREATE CONSTRAINT TRIGGER \(tag) AFTER UPDATE ON typed_defaults_suites
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(tag)();
+            """
+        )
+        defer { _ = try? cluster.psql("DROP TRIGGER \(tag) ON typed_defaults_suites; DROP FUNCTION \(tag)()") }
+        let runs = Shared(0)
+        let result = try defaults.modify(count) { value in
+            runs.withLock { $0 += 1 }
+            value += 1
+        }
+        let stored = try cluster.psql(
+            "SELECT value->>'integer' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'count'"
+        )
+        #expect(stored == "2", "two increments stored \(stored) (modify returned \(result), its body ran \(runs.withLock { $0 }) times)")
+        #expect(result == 2)
+    }
+
+    /// A write the server refuses (here a key name beyond the 2,704 bytes a btree index row holds; a suite name
+    /// of that length fails every commit the same way) stays in the outbox for ever: every later flush of the
+    /// suite sends it again in the same transaction and fails, so no other key of the suite is ever committed,
+    /// and the exit flush loses them all.
+    @Test("a write the server refuses does not block every later write of the suite")
+    func refusedWriteDoesNotWedgeTheSuite() throws {
+        let cluster = try Fixture.cluster()
+        let suite = Fixture.suite("wedged")
+        let store = try Fixture.store(cluster, suite: suite, options: Fixture.options(retryLimit: .seconds(3)))
+        let long = (0..<400).map { _ in UUID().uuidString }.joined()
+        _ = try store.apply(DefaultsBatch(writes: [long: .integer(1)]))
+        do {
+            try store.flush()
+        } catch {
+            // Refusing the long key is fair; what follows is not.
+        }
+        _ = try store.apply(DefaultsBatch(writes: ["plain": .integer(2)]))
+        var failure: DefaultsError?
+        do {
+            try store.flush()
+        } catch {
+            failure = error
+        }
+        #expect(failure == nil, "a flush of an ordinary key failed: \(failure.map { "\($0)" } ?? "")")
+        let committed = try cluster.psql("SELECT count(*) FROM typed_defaults WHERE suite = '\(suite)' AND key = 'plain'")
+        #expect(committed == "1")
+    }
+
+    /// One row that is not TypedDefaults' JSON (an operator who reads `{"integer": "250"}` in psql and writes
+    /// `{"integer": 300}`) makes every catch-up throw; `connected` catches up before it hands out a connection,
+    /// so no instance that starts (or reconnects) afterwards can commit anything to the suite, or see any other
+    /// key's value, until someone finds and repairs the row.
+    @Test("one hand-edited row does not take the whole suite offline")
+    func foreignRowDoesNotTakeTheSuiteOffline() throws {
+        let cluster = try Fixture.cluster()
+        let suite = Fixture.suite("hand-edited")
+        let first = try Fixture.store(cluster, suite: suite)
+        _ = try first.apply(DefaultsBatch(writes: ["limit": .integer(250), "other": .string("kept")]))
+        try first.flush()
+        _ = try cluster.psql(
+            "UPDATE typed_defaults SET value = '{\"integer\": 300}' WHERE suite = '\(suite)' AND key = 'limit'"
+        )
+        let later = try Fixture.store(cluster, suite: suite, options: Fixture.options(retryLimit: .seconds(3)))
+        #expect(later.value(forKey: "other") == .string("kept"))
+        _ = try later.apply(DefaultsBatch(writes: ["fresh": .integer(1)]))
+        var failure: DefaultsError?
+        do {
+            try later.flush()
+        } catch {
+            failure = error
+        }
+        #expect(failure == nil, "\(failure.map { "\($0)" } ?? "")")
+    }
+
+    /// A commit holds the suite's row lock across round trips (BEGIN and `SELECT … FOR UPDATE`, the writes,
+    /// COMMIT). An instance frozen between them (SIGSTOP, a paused VM, a debugger, a partition after the lock)
+    /// leaves its session idle in a transaction with the lock held, and the server keeps it until TCP keepalive
+    /// gives up (two hours by default): meanwhile every other instance's commit to the suite waits for the lock,
+    /// is taken for an outage, and fails. The store sets no `idle_in_transaction_session_timeout`.
+    @Test("an instance frozen in the middle of a commit does not block the suite's writes everywhere")
+    func frozenInstanceDoesNotBlockTheSuite() async throws {
+        let cluster = try Fixture.cluster()
+        let fleet = FleetSettings(url: cluster.url(), suite: Fixture.suite("frozen"))
+        let busy = try fleet.start(["increment", "count", "1000000"])
+        defer {
+            busy.signal(SIGKILL)
+            _ = busy.waitBlocking()
+            busy.removeFiles()
+        }
+        // Freeze it while its session is idle in a transaction.
+        var frozen = false
+        for _ in 0..<500 where !frozen {
+            try await Task.sleep(for: .milliseconds(20))
+            busy.signal(SIGSTOP)
+            try await Task.sleep(for: .milliseconds(50))
+            let idle = try cluster.psql(
+                "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE '%typed_defaults%'"
+            )
+            if idle != "0" { frozen = true } else { busy.signal(SIGCONT) }
+        }
+        try #require(frozen, "the incrementing process was never caught inside a transaction")
+        var options = Fixture.options(retryLimit: .seconds(20))
+        options.queryTimeout = .seconds(2)
+        let other = try Fixture.store(cluster, suite: fleet.suite, options: options)
+        _ = try other.apply(DefaultsBatch(writes: ["other": .integer(1)]))
+        var failure: DefaultsError?
+        do {
+            try other.flush()
+        } catch {
+            failure = error
+        }
+        #expect(failure == nil, "\(failure.map { "\($0)" } ?? "")")
+    }
+}

@@ -86,6 +86,12 @@ public final class PostgresStore: DefaultsStore {
         if suite.utf8.contains(0) {
             throw .invalidSuiteName(suite, reason: "PostgreSQL cannot store a NUL character in text")
         }
+        if suite.utf8.count > Self.longestName {
+            throw .invalidSuiteName(
+                suite,
+                reason: "it is longer than \(Self.longestName) bytes, more than the table's index can hold"
+            )
+        }
         changes = DefaultsStoreChanges()
         link = SuiteLink(suite: suite, configuration: configuration, options: options, changes: changes)
         link.start()
@@ -113,6 +119,10 @@ public final class PostgresStore: DefaultsStore {
         link.memory.withLock { $0.values[key] }
     }
 
+    /// The longest suite or key name, in UTF-8 bytes: PostgreSQL's index on (suite, key) holds at most about
+    /// 2,700 bytes of both.
+    static let longestName = 1_024
+
     /// Every value reads see, as one state.
     public func snapshot() -> [String: PropertyListValue] {
         link.memory.withLock { $0.values }
@@ -122,6 +132,15 @@ public final class PostgresStore: DefaultsStore {
     /// committed at once, in one transaction with the writes waiting before it.
     public func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool {
         try batch.checkStorable()
+        // Refused here, with the key's name, rather than by the server at the commit, which would fail the writes
+        // of every other key committed with it.
+        for key in batch.writes.keys where key.utf8.count > Self.longestName {
+            throw .valueNotStorable(
+                key: String(key.prefix(40)) + "…",
+                type: "PropertyListValue",
+                reason: "the key's name is longer than \(Self.longestName) bytes, more than the table's index can hold"
+            )
+        }
         guard batch.expected != nil else {
             link.memory.withLock { memory in
                 if let changed = memory.applyLocally(batch) { changes.publish(changed) }

@@ -277,7 +277,9 @@ final class SuiteLink: Sendable {
 
     private func isCommitted(_ id: UUID, on connection: PostgresConnection) throws(LinkError) -> Bool {
         let rows = try run(
-            "SELECT \(id)::uuid = ANY(recent_batches) FROM typed_defaults_suites WHERE suite = \(suite)",
+            // FOR SHARE waits for the suite's row lock: a transaction still committing on the old connection (a
+            // slow disk, a synchronous standby) holds it, and a plain SELECT would see it as not committed yet.
+            "SELECT \(id)::uuid = ANY(recent_batches) FROM typed_defaults_suites WHERE suite = \(suite) FOR SHARE",
             on: connection
         )
         guard let row = rows.first else { return false }
@@ -311,7 +313,8 @@ final class SuiteLink: Sendable {
             let (suiteVersion, key, text, rowVersion) = try decode((Int64, String?, String?, Int64?).self, row)
             version = suiteVersion
             guard let key, let rowVersion else { continue }
-            changed.append((key, try text.map(decodeValue), rowVersion))
+            guard let value = readable(text, key: key) else { continue }
+            changed.append((key, value, rowVersion))
         }
         if version < known {
             let all = try run(
@@ -321,7 +324,8 @@ final class SuiteLink: Sendable {
             var values: [String: PropertyListValue] = [:]
             for row in all {
                 let (key, text) = try decode((String, String).self, row)
-                values[key] = try decodeValue(text)
+                guard let value = readable(text, key: key) else { continue }
+                values[key] = value
             }
             memory.withLock { memory in changes.publish(memory.replaceServer(with: values, version: version)) }
         } else if version > known {
@@ -336,13 +340,23 @@ final class SuiteLink: Sendable {
         signal.raise { $0.saveCopy = true }
     }
 
-    private func decodeValue(_ text: String) throws(LinkError) -> PropertyListValue {
+    /// The value a row holds (`.some(nil)` for a removed key), or `nil` for a row that is not TypedDefaults' JSON
+    /// (edited by hand, say): that row is skipped, and reported, so that one row never takes the suite offline.
+    private func readable(_ text: String?, key: String) -> PropertyListValue?? {
+        guard let text else { return .some(nil) }
         do {
-            return try StoredJSON.decode(text)
+            return .some(try StoredJSON.decode(text))
         } catch {
-            throw .refused(
-                "a stored value of suite \(String(reflecting: suite)) is not TypedDefaults' JSON: \(text.prefix(80))"
+            DefaultsDiagnostics.report(
+                DefaultsDiagnostic(
+                    kind: .storedValueMismatch,
+                    suite: suite,
+                    key: key,
+                    message: "the row of \(String(reflecting: key)) in \(server) is not TypedDefaults' JSON "
+                        + "(\(text.prefix(80))); it is left out of reads until it is written again"
+                )
             )
+            return nil
         }
     }
 
@@ -400,6 +414,9 @@ final class SuiteLink: Sendable {
                 [weak self] (_: PostgresListenContext, notification: PostgresMessage.NotificationResponse) in
                 self?.received(notification.payload)
             }
+            // A session that stops in the middle of a commit (a frozen process, a partition) holds the suite's row
+            // lock: the server ends it after this long, rather than when TCP gives up, hours later.
+            try run("SET idle_in_transaction_session_timeout = '10s'", on: connection)
             // Listening before catching up: a commit after the catch-up's snapshot is then always heard.
             try run(PostgresQuery(unsafeSQL: "LISTEN \(channel)"), on: connection)
             try catchUp(on: connection)

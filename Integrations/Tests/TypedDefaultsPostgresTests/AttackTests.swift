@@ -6,14 +6,15 @@ import Testing
 import TypedDefaults
 import TypedDefaultsPostgres
 
-/// Findings of a hostile review of the store: each test fails while its defect stands.
+/// Findings of a hostile review of the store, each kept as the behaviour it guards.
 @Suite("Attacks on PostgresStore")
 struct AttackTests {
+    /// A commit the server finishes after the store gave up on its connection counts once.
+    ///
     /// The store's query timeout closes the connection while the server is still running the COMMIT (a slow
-    /// fsync, a synchronous standby that lags, a deferred trigger): the server finishes it anyway. The store
-    /// reconnects at once and asks whether the batch committed with a plain SELECT, which does not wait for the
-    /// old transaction (it still holds the suite's row lock) and reads "not committed"; then it runs the batch
-    /// again, whose expectation fails against the value the first commit wrote, and `modify` increments twice.
+    /// fsync, a synchronous standby that lags; here a deferred trigger): the store reconnects at once and asks
+    /// whether the batch committed, which must wait for the old transaction (it holds the suite's row lock), or a
+    /// `modify` would run its batch again and count twice.
     @Test("a modify whose commit outlives the query timeout is applied once")
     func cutOffCommitAppliedOnce() throws {
         let cluster = try Fixture.cluster()
@@ -46,25 +47,26 @@ struct AttackTests {
         let stored = try cluster.psql(
             "SELECT value->>'integer' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'count'"
         )
-        #expect(stored == "2", "two increments stored \(stored) (modify returned \(result), its body ran \(runs.withLock { $0 }) times)")
+        #expect(
+            stored == "2",
+            "two increments stored \(stored) (modify returned \(result), its body ran \(runs.withLock { $0 }) times)"
+        )
         #expect(result == 2)
     }
 
-    /// A write the server refuses (here a key name beyond the 2,704 bytes a btree index row holds; a suite name
-    /// of that length fails every commit the same way) stays in the outbox for ever: every later flush of the
-    /// suite sends it again in the same transaction and fails, so no other key of the suite is ever committed,
-    /// and the exit flush loses them all.
+    /// A key the server cannot index (a name beyond the 2,704 bytes a btree index row holds) is refused on its
+    /// own, and never holds up the other keys committed in the same transaction.
     @Test("a write the server refuses does not block every later write of the suite")
     func refusedWriteDoesNotWedgeTheSuite() throws {
         let cluster = try Fixture.cluster()
         let suite = Fixture.suite("wedged")
         let store = try Fixture.store(cluster, suite: suite, options: Fixture.options(retryLimit: .seconds(3)))
         let long = (0..<400).map { _ in UUID().uuidString }.joined()
-        _ = try store.apply(DefaultsBatch(writes: [long: .integer(1)]))
         do {
+            _ = try store.apply(DefaultsBatch(writes: [long: .integer(1)]))
             try store.flush()
         } catch {
-            // Refusing the long key is fair; what follows is not.
+            // Refusing the long key is fair (the store refuses it when it is applied); what follows is not.
         }
         _ = try store.apply(DefaultsBatch(writes: ["plain": .integer(2)]))
         var failure: DefaultsError?
@@ -74,14 +76,15 @@ struct AttackTests {
             failure = error
         }
         #expect(failure == nil, "a flush of an ordinary key failed: \(failure.map { "\($0)" } ?? "")")
-        let committed = try cluster.psql("SELECT count(*) FROM typed_defaults WHERE suite = '\(suite)' AND key = 'plain'")
+        let committed = try cluster.psql(
+            "SELECT count(*) FROM typed_defaults WHERE suite = '\(suite)' AND key = 'plain'"
+        )
         #expect(committed == "1")
     }
 
     /// One row that is not TypedDefaults' JSON (an operator who reads `{"integer": "250"}` in psql and writes
-    /// `{"integer": 300}`) makes every catch-up throw; `connected` catches up before it hands out a connection,
-    /// so no instance that starts (or reconnects) afterwards can commit anything to the suite, or see any other
-    /// key's value, until someone finds and repairs the row.
+    /// `{"integer": 300}`) is left out of reads; every instance that starts or reconnects still reads the other
+    /// keys and commits to the suite.
     @Test("one hand-edited row does not take the whole suite offline")
     func foreignRowDoesNotTakeTheSuiteOffline() throws {
         let cluster = try Fixture.cluster()
@@ -104,11 +107,12 @@ struct AttackTests {
         #expect(failure == nil, "\(failure.map { "\($0)" } ?? "")")
     }
 
+    /// An instance frozen in the middle of a commit does not hold the suite's lock for hours.
+    ///
     /// A commit holds the suite's row lock across round trips (BEGIN and `SELECT … FOR UPDATE`, the writes,
     /// COMMIT). An instance frozen between them (SIGSTOP, a paused VM, a debugger, a partition after the lock)
-    /// leaves its session idle in a transaction with the lock held, and the server keeps it until TCP keepalive
-    /// gives up (two hours by default): meanwhile every other instance's commit to the suite waits for the lock,
-    /// is taken for an outage, and fails. The store sets no `idle_in_transaction_session_timeout`.
+    /// leaves its session idle in a transaction with the lock held; the store's connections set
+    /// `idle_in_transaction_session_timeout`, so the server ends that session and other instances commit.
     @Test("an instance frozen in the middle of a commit does not block the suite's writes everywhere")
     func frozenInstanceDoesNotBlockTheSuite() async throws {
         let cluster = try Fixture.cluster()

@@ -12,6 +12,7 @@ import Foundation
 final class DecodedValueCache: Sendable {
     /// What is kept for one key: a `@Default` property holds its key's slot, so its reads need no lookup.
     @usableFromInline
+    // @unchecked: guarded by `DecodedValueCache.state`'s lock (see below).
     final class Slot: @unchecked Sendable {
         // Read and written only while holding the cache's `state` lock, which also rules out overlapping
         // accesses: the run-time exclusivity check would only cost each read.
@@ -152,6 +153,7 @@ extension DecodedValueCache.Slot {
 
 /// A decoded value of some type, kept beside its stored form.
 @usableFromInline
+// @unchecked: immutable; the entry holding it is guarded by `DecodedValueCache.state`'s lock.
 class AnyDecodedValue: @unchecked Sendable {
     // Immutable, and only of values that hold no object (`ValueSemantics`), so every reader gets its own
     // copy; the cache's lock guards the entry that holds it.
@@ -169,6 +171,7 @@ class AnyDecodedValue: @unchecked Sendable {
 }
 
 @usableFromInline
+// @unchecked: immutable, as `AnyDecodedValue`.
 final class DecodedValue<Value>: AnyDecodedValue, @unchecked Sendable {
     // Immutable after creation; see `AnyDecodedValue`.
     @usableFromInline let value: Value

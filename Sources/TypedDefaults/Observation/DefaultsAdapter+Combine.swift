@@ -77,6 +77,7 @@ private struct KeyValuePublisher<Output: Sendable>: Publisher {
 
 /// One subscriber's observation of a key: hands on values as far as the subscriber asked for them, keeping
 /// the newest one while it has not.
+// @unchecked: every stored property is guarded by `lock`.
 private final class KeyValueSubscription<Output: Sendable>: Subscription, @unchecked Sendable {
     typealias Downstream = AnySubscriber<Output, Never>
 

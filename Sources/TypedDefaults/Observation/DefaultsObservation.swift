@@ -109,6 +109,7 @@ public final class DefaultsObservation: Sendable {
 }
 
 /// A weak reference that can sit in a lock-guarded state.
+// @unchecked: used only under `DefaultsObservation.state`'s lock.
 private struct WeakReference: @unchecked Sendable {
     // Only read and written while holding `DefaultsObservation.state`'s lock.
     weak var object: AnyObject?

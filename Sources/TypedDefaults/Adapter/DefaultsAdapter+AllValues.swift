@@ -31,7 +31,7 @@ extension DefaultsAdapter {
     /// ```
     public func modifyStoredValues(_ body: (inout [String: PropertyListValue]) -> Void) throws(DefaultsError) {
         ReadModifyWrite.noteWrite(to: store, key: nil)
-        try ThreadState.writing { () throws(DefaultsError) in
+        try ThreadContext.writing { () throws(DefaultsError) in
             defer { connection.decoded.forget(nil) }
             try store.modifyAll { values throws(DefaultsError) in
                 body(&values)
@@ -60,16 +60,10 @@ extension DefaultsAdapter {
     /// try settings.removeSuite()
     /// ```
     public func removeSuite() throws(DefaultsError) {
-        #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
-        if let file = store as? FileStore {
-            ReadModifyWrite.noteWrite(to: store, key: nil)
-            try ThreadState.writing { () throws(DefaultsError) in
-                defer { connection.decoded.forget(nil) }
-                try file.removeFile()
-            }
-            return
+        ReadModifyWrite.noteWrite(to: store, key: nil)
+        try ThreadContext.writing { () throws(DefaultsError) in
+            defer { connection.decoded.forget(nil) }
+            try store.removeFile()
         }
-        #endif
-        try modifyStoredValues { $0.removeAll() }
     }
 }

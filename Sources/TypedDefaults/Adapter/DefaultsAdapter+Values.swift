@@ -114,7 +114,7 @@ extension DefaultsAdapter {
     public func modify<Value>(_ key: Key<Value>, _ body: (inout Value) -> Void) throws(DefaultsError) -> Value {
         var result: Value?
         ReadModifyWrite.noteWrite(to: store, key: key.name)
-        try ThreadState.writing { () throws(DefaultsError) in
+        try ThreadContext.writing { () throws(DefaultsError) in
             try store.modify(key.name) { stored throws(DefaultsError) in
                 var value = decode(stored, for: key)
                 body(&value)
@@ -221,7 +221,7 @@ extension DefaultsAdapter {
         if !noted { ReadModifyWrite.noteWrite(to: store, key: key) }
         // The closure captures no generic value (not `self`), so it costs no type-metadata lookup.
         let (store, decoded) = (self.store, connection.decoded)
-        try ThreadState.writing { () throws(DefaultsError) in
+        try ThreadContext.writing { () throws(DefaultsError) in
             _ = try store.apply(batch)
             decoded.forget(key)
         }

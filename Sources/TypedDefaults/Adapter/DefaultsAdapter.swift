@@ -94,22 +94,8 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         launchArguments: LaunchArguments = .process,
         writePolicy: WritePolicy = .coalesced
     ) {
-        let store: any DefaultsStore
-        if defaults === UserDefaults.standard {
-            #if TYPED_DEFAULTS_FOUNDATION_STORAGE
-            store = UserDefaultsStore.standard
-            #else
-            do {
-                store = try FileStore.standard()
-            } catch {
-                store = UnavailableStore(name: "standard", reason: error)
-            }
-            #endif
-        } else {
-            store = UserDefaultsStore(defaults)
-        }
         self.init(
-            connection: StoreConnection(store),
+            connection: StoreConnection(PlatformStore.store(of: defaults)),
             keyStore: keyStore,
             launchArguments: launchArguments,
             writePolicy: writePolicy
@@ -136,7 +122,7 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         writePolicy: WritePolicy = .coalesced
     ) throws(DefaultsError) {
         self.init(
-            connection: StoreConnection(try UserDefaultsStore.suite(suiteName)),
+            connection: StoreConnection(try PlatformStore.suite(suiteName)),
             keyStore: keyStore,
             launchArguments: launchArguments,
             writePolicy: writePolicy
@@ -165,7 +151,7 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         writePolicy: WritePolicy = .coalesced
     ) throws(DefaultsError) {
         self.init(
-            connection: StoreConnection(try FileStore.suite(suiteName, directory: directory)),
+            connection: StoreConnection(try PlatformStore.suite(suiteName, directory: directory)),
             keyStore: keyStore,
             launchArguments: launchArguments,
             writePolicy: writePolicy
@@ -189,18 +175,8 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
         launchArguments: LaunchArguments = .process,
         writePolicy: WritePolicy = .coalesced
     ) -> DefaultsAdapter {
-        let store: any DefaultsStore
-        do {
-            #if TYPED_DEFAULTS_FOUNDATION_STORAGE
-            store = try UserDefaultsStore.suite(suiteName)
-            #else
-            store = try FileStore.suite(suiteName)
-            #endif
-        } catch {
-            store = UnavailableStore(name: suiteName, reason: error)
-        }
-        return DefaultsAdapter(
-            connection: StoreConnection(store),
+        DefaultsAdapter(
+            connection: StoreConnection(PlatformStore.suiteOrUnavailable(suiteName)),
             keyStore: keyStore,
             launchArguments: launchArguments,
             writePolicy: writePolicy

@@ -1,5 +1,5 @@
-/// An adapter's store, with what the adapter keeps beside it: decoded values, the keys' trackers for the
-/// Observation framework, and scheduled flushes.
+/// An adapter's store, with what the adapter keeps beside it: decoded values, scheduled flushes, and what the
+/// layers above keep per connection (the Observation framework's trackers).
 ///
 /// Shared by every copy of an adapter and every `@Default` property made from it, so they share one cache
 /// and one tracker per key, and coalesce their writes into one flush.
@@ -7,7 +7,7 @@
 final class StoreConnection: Sendable {
     @usableFromInline let store: any DefaultsStore
     @usableFromInline let decoded = DecodedValueCache()
-    private let trackers = KeyTrackers()
+    private let attachments = Locked<[ObjectIdentifier: any AnyObject & Sendable]>([:])
     private let flushes = Locked(FlushState())
 
     private struct FlushState: Sendable {
@@ -25,9 +25,16 @@ final class StoreConnection: Sendable {
         OpenStores.remember(store)
     }
 
-    /// The tracker that tells the Observation framework of changes of `key`; shared while anyone holds it.
-    func tracker(forKey key: String) -> KeyTracker {
-        trackers.tracker(forKey: key, store: store, cache: decoded)
+    /// What a layer above keeps for this connection, one of each type, made by `make` on first use (under the
+    /// connection's lock, so `make` only allocates).
+    func attachment<Attachment: AnyObject & Sendable>(_ make: () -> Attachment) -> Attachment {
+        attachments.withLock { attachments in
+            let key = ObjectIdentifier(Attachment.self)
+            if let existing = attachments[key] { return unsafeDowncast(existing, to: Attachment.self) }
+            let made = make()
+            attachments[key] = made
+            return made
+        }
     }
 
     /// Arranges for a flush of the store within `delay`, unless one is already arranged; a flush that fails is

@@ -53,30 +53,17 @@ public enum DefaultsDiagnostics {
         report(diagnostic, oncePerProcess: false)
     }
 
-    /// The diagnostics reported on this thread while the library holds a lock, to deliver once it does not.
-    private final class Held: Sendable {
-        let diagnostics = Locked<[(DefaultsDiagnostic, Bool)]>([])
-    }
-
-    @TaskLocal private static var held: Held?
-
     /// Runs `body`, which may hold locks, and delivers the diagnostics it reported after it returns: a
     /// handler is user code, which may use the very suite whose lock is held.
     static func holding<Result, Failure>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        if held != nil { return try body() }
-        let collected = Held()
-        var result: Swift.Result<Result, Failure>?
-        $held.withValue(collected) { result = Swift.Result { () throws(Failure) -> Result in try body() } }
-        for (diagnostic, once) in collected.diagnostics.withLock({ $0 }) { report(diagnostic, oncePerProcess: once) }
-        // `withValue` ran the closure, which set the result.
-        return try result.unsafelyUnwrapped.get()
+        try ThreadContext.holdingLocks(body)
     }
 
     static func report(_ diagnostic: DefaultsDiagnostic, oncePerProcess: Bool) {
-        if let held {
-            held.diagnostics.withLock { $0.append((diagnostic, oncePerProcess)) }
-            return
-        }
+        ThreadContext.whenUnlocked { deliver(diagnostic, oncePerProcess: oncePerProcess) }
+    }
+
+    private static func deliver(_ diagnostic: DefaultsDiagnostic, oncePerProcess: Bool) {
         let handler: (@Sendable (DefaultsDiagnostic) -> Void)? = state.withLock { state in
             if oncePerProcess, !state.delivered.insert(diagnostic).inserted { return { _ in } }
             return state.handler

@@ -240,7 +240,7 @@ extension DefaultsAdapter {
     /// }
     /// ```
     public func withoutPropagation<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try Propagation.$isSuppressed.withValue(true) { try body() }
+        try ThreadContext.silently(body)
     }
 
     static func observationQueue() -> DispatchQueue {

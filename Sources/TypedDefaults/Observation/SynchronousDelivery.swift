@@ -2,8 +2,8 @@
 /// write is done.
 ///
 /// Stores announce changes while they hold the lock that ordered them, where no user code may run. So the
-/// listener of a synchronous observation only collects its handler, in the writing thread's state, and the
-/// adapter runs what was collected as soon as the store has returned (``ThreadState/writing(_:)``). A change
+/// listener of a synchronous observation only collects its handler, in the writing thread's context, and the
+/// adapter runs what was collected as soon as the store has returned (``ThreadContext/writing(_:)``). A change
 /// announced on a thread that is not writing through an adapter (another process's change, seen by the file
 /// watch) goes to the observation's queue.
 enum SynchronousDelivery {
@@ -15,9 +15,10 @@ enum SynchronousDelivery {
     /// Collects `handler` to run once the current write is done, or queues it on `observation`'s queue when
     /// this thread is not writing through an adapter (or its handlers nest too deep).
     static func deliver(_ handler: @escaping @Sendable () -> Void, for observation: DefaultsObservation) {
-        guard let state = ThreadState.current(create: false), state.pointee.writes > 0,
-            state.pointee.nesting < maximumNesting
-        else { return observation.deliver(handler) }
-        state.pointee.handlers.append { observation.runIfActive(handler) }
+        let collected = ThreadContext.runAfterWrite(
+            { observation.runIfActive(handler) },
+            maximumNesting: maximumNesting
+        )
+        if !collected { observation.deliver(handler) }
     }
 }

@@ -37,11 +37,7 @@ public enum DefaultsShutdown {
     /// try DefaultsShutdown.flushAll()
     /// ```
     public static func flushAll() throws(DefaultsError) {
-        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
-        if let error = OpenStores.flushAll(atExit: false, after: UserDefaultsStore.flushAll()) { throw error }
-        #else
-        if let error = FileStore.flushAllBeforeExit(atExit: false) { throw error }
-        #endif
+        if let error = PlatformStore.flushAll() { throw error }
     }
 
     /// Makes every pending write of every suite durable, like ``flushAll()-2ivyt``, without blocking a thread of

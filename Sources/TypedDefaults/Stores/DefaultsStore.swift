@@ -87,6 +87,16 @@ public protocol DefaultsStore: AnyObject, Sendable {
     /// A damaged file throws ``DefaultsError/damagedFile(path:preservedAt:reason:)`` even though reads fall
     /// back to the last good copy, so that a program can tell its user.
     func checkHealth() throws(DefaultsError)
+
+    /// Removes every value, and the file the store keeps them in (``fileURL``) with whatever else it keeps
+    /// beside it, so that nothing of the store is left; by default, empties the store durably.
+    ///
+    /// Observers hear of each value removed. ``DefaultsAdapter/removeSuite()`` calls this.
+    ///
+    /// ```swift
+    /// try FileStore.suite("com.example.app").removeFile()
+    /// ```
+    func removeFile() throws(DefaultsError)
 }
 
 extension DefaultsStore {
@@ -95,6 +105,11 @@ extension DefaultsStore {
 
     /// Nothing to check: the store reports no damage.
     public func checkHealth() throws(DefaultsError) {}
+
+    /// No file: the store is emptied, in one atomic step that is durable when it returns.
+    public func removeFile() throws(DefaultsError) {
+        try modifyAll { $0.removeAll() }
+    }
 }
 
 // MARK: - Read-modify-write

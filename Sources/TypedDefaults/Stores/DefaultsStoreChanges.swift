@@ -128,10 +128,10 @@ public final class DefaultsStoreChanges: Sendable {
     public func publish(_ changes: [DefaultsStoreChange]) {
         guard !changes.isEmpty else { return }
         var suppressed: Bool?
-        // Read only when a listener could be left out: the task-local lookup costs more than the rest.
+        // Read only when a listener could be left out: the thread-local lookup costs more than the rest.
         func heard(_ entry: Entry) -> Bool {
             if entry.ignoresSuppression { return true }
-            if suppressed == nil { suppressed = Propagation.isSuppressed }
+            if suppressed == nil { suppressed = ThreadContext.isSilent }
             return suppressed == false
         }
         // Each listener is called once, with the changes of its keys in the order given.
@@ -204,9 +204,4 @@ public final class DefaultsStoreChanges: Sendable {
         }
         if watchChanges { observersChanged() }
     }
-}
-
-/// Whether changes made on this task are announced; ``DefaultsAdapter/withoutPropagation(_:)`` turns it off.
-enum Propagation {
-    @TaskLocal static var isSuppressed = false
 }

@@ -16,10 +16,7 @@ enum OpenStores {
 
     /// Lists `store`, unless it is a suite's store or holds nothing a flush could lose.
     static func remember(_ store: any DefaultsStore) {
-        if store is UserDefaultsStore || store is InMemoryStore || store is UnavailableStore { return }
-        #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
-        if store is FileStore { return }
-        #endif
+        if PlatformStore.flushesItself(store) { return }
         entries.withLock { list in
             // Swept when the list has doubled since the last sweep, so that listing n stores costs O(n) in all.
             if list.entries.count >= 2 * max(list.swept, 8) {
@@ -28,10 +25,7 @@ enum OpenStores {
             }
             list.entries[ObjectIdentifier(store)] = Entry(store: store)
         }
-        #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
-        ShutdownSignals.storeOfTheProgramListed()
-        #endif
-        _ = exitFlush
+        PlatformStore.storeOfTheProgramListed()
     }
 
     /// Every listed store still in use.
@@ -65,10 +59,10 @@ enum OpenStores {
     ) -> DefaultsError? {
         // A store's flush that calls `DefaultsShutdown.flushAll()` again is already being flushed: the inner
         // call leaves the stores to the outer one, rather than recurse without end.
-        let thread = ThreadState.current(create: true)
-        if thread?.pointee.flushingStores == true { return earlier }
-        thread?.pointee.flushingStores = true
-        defer { thread?.pointee.flushingStores = false }
+        let thread = ThreadContext.current(create: true)
+        if thread?.pointee.flushingAll == true { return earlier }
+        thread?.pointee.flushingAll = true
+        defer { thread?.pointee.flushingAll = false }
         var first = earlier
         for store in stores {
             starting(store.name)
@@ -90,18 +84,4 @@ enum OpenStores {
         }
         return first
     }
-
-    /// The exit flush, set up when the first store is listed.
-    ///
-    /// On Linux it is the suites' own, which flushes these stores too and also covers the shutdown signals.
-    private static let exitFlush: Void = {
-        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
-        atexit {
-            BackgroundWork.stop()
-            _ = OpenStores.flushAll(atExit: true)
-        }
-        #else
-        _ = FileStore.exitFlush
-        #endif
-    }()
 }

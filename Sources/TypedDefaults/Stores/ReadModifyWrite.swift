@@ -16,29 +16,10 @@ enum ReadModifyWrite {
     /// gives up; past the first few, attempts back off, so contention this long takes seconds.
     static let maximumAttempts = 10_000
 
-    /// One read-modify-write, for ``noteWrite(to:key:)``: a write its own transform makes to the very value
-    /// it modifies is caught at once rather than taken for contention.
-    ///
-    /// Held in the ``ThreadState`` of the thread that runs the transform, and only reached there.
-    final class Scope {
-        let store: ObjectIdentifier
-        let key: String?
-        /// The read-modify-write whose transform this one runs inside, if any: a write in a nested `modify`
-        /// body can be one of the outer body's own value too.
-        let outer: Scope?
-        var wroteItsOwnValue = false
-
-        init(store: ObjectIdentifier, key: String?, outer: Scope?) {
-            self.store = store
-            self.key = key
-            self.outer = outer
-        }
-    }
-
     /// Notes a write of `key` (of every key, with `nil`) to `store` by code running inside a transform.
     @inline(__always)
     static func noteWrite(to store: some DefaultsStore, key: String?) {
-        var running = ThreadState.current(create: false)?.pointee.modifying
+        var running = ThreadContext.current(create: false)?.pointee.modifying
         while let scope = running {
             if scope.store == ObjectIdentifier(store), scope.key == nil || key == nil || scope.key == key {
                 scope.wroteItsOwnValue = true
@@ -65,13 +46,13 @@ enum ReadModifyWrite {
         var expected = current
         var stalls = 0
         for attempt in 0..<maximumAttempts {
-            // The transform runs on this thread: a thread without a state (no keys left) catches nothing.
-            let state = ThreadState.current(create: true)
-            let outer = state?.pointee.modifying
-            let scope = Scope(store: ObjectIdentifier(store), key: key, outer: outer)
-            state?.pointee.modifying = scope
+            // The transform runs on this thread: a thread without a context (no keys left) catches nothing.
+            let context = ThreadContext.current(create: true)
+            let outer = context?.pointee.modifying
+            let scope = ThreadContext.Modification(store: ObjectIdentifier(store), key: key, outer: outer)
+            context?.pointee.modifying = scope
             let transformed = Result { () throws(DefaultsError) in try transform(expected) }
-            state?.pointee.modifying = outer
+            context?.pointee.modifying = outer
             let new = try transformed.get()
             if scope.wroteItsOwnValue {
                 throw .writeFailed(

@@ -131,7 +131,7 @@ extension Hostile {
             let released = Locked(false)
             Thread.detachNewThread {
                 let sentinel = Sentinel(released)
-                ThreadState.current(create: true)?.pointee.handlers.append { _ = sentinel }
+                ThreadContext.current(create: true)?.pointee.afterWrite.append { _ = sentinel }
             }
             #expect(eventually { released.withLock { $0 } })
         }

@@ -39,7 +39,7 @@ final class KeyTracker: Observable, Sendable {
         // `withoutPropagation` if there is one.
         let id = store.changes.add(keys: [name], ignoringSuppression: true) { [weak self] _ in
             cache.forget(name)
-            if !Propagation.isSuppressed { self?.changed() }
+            if !ThreadContext.isSilent { self?.changed() }
         }
         registration.withLock { $0 = id }
     }
@@ -70,6 +70,13 @@ final class KeyTracker: Observable, Sendable {
 
     deinit {
         if let id = registration.withLock({ $0 }) { store.changes.remove(id) }
+    }
+}
+
+extension StoreConnection {
+    /// The tracker that tells the Observation framework of changes of `key`; shared while anyone holds it.
+    func tracker(forKey key: String) -> KeyTracker {
+        attachment(KeyTrackers.init).tracker(forKey: key, store: store, cache: decoded)
     }
 }
 

@@ -83,7 +83,7 @@ private final class KeyValueSubscription<Output: Sendable>: Subscription, @unche
 
     // Every stored property below is read and written only while holding `lock`. The subscriber is called
     // only on `queue` (one value at a time, in order), never while holding `lock`.
-    private let lock = NSLock()
+    private let lock = ShortLock()
     private var downstream: Downstream?
     private var demand = Subscribers.Demand.none
     private var latest: Output?

@@ -243,6 +243,8 @@ extension DefaultsAdapter {
         try ThreadContext.silently(body)
     }
 
+    /// A serial queue, not a lock: an observation's handlers are user code, run one at a time, in order, and
+    /// outside every lock of the library.
     static func observationQueue() -> DispatchQueue {
         DispatchQueue(label: "TypedDefaults.observation", target: .global())
     }

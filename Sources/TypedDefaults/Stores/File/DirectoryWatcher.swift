@@ -51,6 +51,7 @@ final class DirectoryWatcher: Sendable {
     /// The thread that polls while some directory cannot be watched; it stops when its generation is gone.
     private struct Poller: Sendable {
         let generation: UInt64
+        /// A semaphore, not a lock: the poller sleeps on it between polls, and stopping wakes it early.
         let wakeup: DispatchSemaphore
     }
 

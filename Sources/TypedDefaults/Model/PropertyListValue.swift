@@ -127,7 +127,7 @@ extension PropertyListValue {
     ///
     /// - Returns: The estimate of the value's size in the file that ``maximumEncodedSize`` limits.
     @discardableResult
-    func checkStorable() throws(DefaultsBridgeError) -> Int {
+    func checkStorable() throws(Unstorable) -> Int {
         var size = 0
         try check(level: 1, size: &size)
         return size
@@ -141,14 +141,14 @@ extension PropertyListValue {
     /// ```
     @discardableResult
     @inline(__always)
-    func checkStorable(underKey key: String) throws(DefaultsBridgeError) -> Int {
+    func checkStorable(underKey key: String) throws(Unstorable) -> Int {
         // In this order, and inlined: every write passes here, and comparing strings costs more than the rest.
         if isNumber, key.utf8.count == 6, key == "CF$UID" { throw Self.archiverReferenceKey }
         return try checkStorable()
     }
 
-    private static var archiverReferenceKey: DefaultsBridgeError {
-        DefaultsBridgeError(
+    private static var archiverReferenceKey: Unstorable {
+        Unstorable(
             "a number under the key CF$UID: a suite left holding only this key is how a property list writes a "
                 + "keyed archiver's reference, which Foundation would read back instead of the suite's values"
         )
@@ -161,15 +161,15 @@ extension PropertyListValue {
         }
     }
 
-    private static var archiverReference: DefaultsBridgeError {
-        DefaultsBridgeError(
+    private static var archiverReference: Unstorable {
+        Unstorable(
             "a dictionary holding only CF$UID with a number is how a property list writes a keyed archiver's "
                 + "reference: Foundation would read it back as one, and the suite's whole file as damaged"
         )
     }
 
     /// Checks the value as nested `level` deep (1 for the stored value itself), adding its estimated size.
-    private func check(level: Int, size: inout Int) throws(DefaultsBridgeError) {
+    private func check(level: Int, size: inout Int) throws(Unstorable) {
         switch self {
         case .bool:
             size += 8
@@ -178,7 +178,7 @@ extension PropertyListValue {
         case .double(let number):
             // Every reader reads `nan` as the plain positive NaN: a sign or a payload would be lost.
             if number.isNaN, number.bitPattern != Double.nan.bitPattern {
-                throw DefaultsBridgeError(
+                throw Unstorable(
                     "the real \(number.debugDescription) (bits \(String(number.bitPattern, radix: 16))) is a NaN with a "
                         + "sign or a payload, which a property-list <real> cannot hold (every reader reads it as "
                         + "plain nan); store it through a Key<Double>, which keeps every bit"
@@ -189,14 +189,14 @@ extension PropertyListValue {
             // NaN fails both comparisons.
             let seconds = date.timeIntervalSinceReferenceDate.rounded(.down)
             guard seconds >= Self.earliestDate && seconds <= Self.latestDate else {
-                throw DefaultsBridgeError(
+                throw Unstorable(
                     "the date \(date.timeIntervalSinceReferenceDate) seconds from 2001 is not between "
                         + "0001-01-01 and 9999-12-31, the years a property-list <date> holds for every reader"
                 )
             }
             // A fraction would be kept in memory and lost in the file: refused, so every reader agrees.
             guard seconds == date.timeIntervalSinceReferenceDate else {
-                throw DefaultsBridgeError(
+                throw Unstorable(
                     "the date \(date.timeIntervalSinceReferenceDate) seconds from 2001 has a fraction of a second, "
                         + "which a property-list <date> cannot hold (it keeps whole seconds); round it, or store it "
                         + "through a Key<Date>, which keeps every bit"
@@ -230,20 +230,32 @@ extension PropertyListValue {
         if size > Self.maximumEncodedSize { throw Self.tooLarge }
     }
 
+    /// Why a value has no exact, readable form in a suite's file, in words a user can act on.
+    ///
+    /// What ``checkStorable()`` throws; the adapter and the batches turn it into
+    /// ``DefaultsError/valueNotStorable(key:type:reason:)``.
+    struct Unstorable: Error, Sendable, CustomStringConvertible {
+        let description: String
+
+        init(_ description: String) {
+            self.description = description
+        }
+    }
+
     /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: Python's `plistlib` rejects a whole file with a
     /// `<date>` outside four-digit years, and the writer has no text for an infinite or NaN date.
     private static let earliestDate: Double = -63_113_904_000
     private static let latestDate: Double = 252_423_993_599
 
-    private static var tooDeep: DefaultsBridgeError {
-        DefaultsBridgeError(
+    private static var tooDeep: Unstorable {
+        Unstorable(
             "the value nests arrays and dictionaries more than \(maximumDepth) levels deep "
                 + "(PropertyListValue.maximumDepth); Foundation could not read the file back"
         )
     }
 
-    private static var tooLarge: DefaultsBridgeError {
-        DefaultsBridgeError(
+    private static var tooLarge: Unstorable {
+        Unstorable(
             "the value would take more than \(maximumEncodedSize) bytes in the property-list file "
                 + "(PropertyListValue.maximumEncodedSize); store it in a file of its own"
         )
@@ -251,19 +263,19 @@ extension PropertyListValue {
 
     /// Throws if `text` cannot be a string or key in a property list; returns its length in the file.
     @discardableResult
-    static func checkText(_ text: String, what: String) throws(DefaultsBridgeError) -> Int {
+    static func checkText(_ text: String, what: String) throws(Unstorable) -> Int {
         let scan = text.utf8.withContiguousStorageIfAvailable { TextScan($0) } ?? TextScan(text.utf8)
         guard let problem = scan.problem else { return scan.escapedLength }
         let code = "U+" + String(problem, radix: 16, uppercase: true)
         // A short excerpt: the text may be megabytes long.
         let excerpt = String(reflecting: text.count > 60 ? String(text.prefix(60)) + "…" : text)
         if problem == 0xFEFF {
-            throw DefaultsBridgeError(
+            throw Unstorable(
                 "\(what) \(excerpt) starts with \(code) (a byte order mark), which Foundation's property-list "
                     + "reader drops"
             )
         }
-        throw DefaultsBridgeError("\(what) \(excerpt) contains \(code), which an XML property list cannot hold")
+        throw Unstorable("\(what) \(excerpt) contains \(code), which an XML property list cannot hold")
     }
 }
 

@@ -25,7 +25,7 @@ import Synchronization
 /// program is never handled on a thread of the library's, and never interrupts its work.
 ///
 /// ```swift
-/// BackgroundWork.run(after: .milliseconds(50)) { store.writeBackup() }
+/// BackgroundWork.run(after: .milliseconds(50)) { coalescer.run(for: owner) }
 /// ```
 enum BackgroundWork {
     /// Runs `work` on a thread of the library's once `delay` has passed.

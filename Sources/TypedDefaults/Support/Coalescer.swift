@@ -72,6 +72,7 @@ final class Coalescer<Owner: AnyObject & Sendable>: Sendable {
     ///
     /// When a run is arranged already this costs one lock and two flags: the coalesced write path calls it on
     /// every write.
+    @inline(__always)
     func request(for owner: Owner, within delay: Duration = .zero) {
         let arrange = state.withLock { state in
             if state.running {

@@ -7,13 +7,14 @@ import Foundation
 extension FileStore {
     // MARK: Reloading
 
-    /// Whether the copy is due for a check, and no check is set or underway, nor the one that follows the reads;
-    /// marks the copy checked now, so that the reads after this one leave the check to it.
+    /// Whether the copy is due for a check that this read must start.
+    ///
+    /// Not when a check is set or underway, nor the one that follows the reads; either way the copy counts as
+    /// checked from now, so that the reads after this one neither start a check nor ask again.
     func claimReload(_ state: inout State, now: UInt64) -> Bool {
-        guard now &- state.lastCheck >= Self.freshnessInterval, !reloads.isPending, !readFollowing.isPending
-        else { return false }
+        guard now &- state.lastCheck >= Self.freshnessInterval else { return false }
         state.lastCheck = now
-        return true
+        return !reloads.isPending && !readFollowing.isPending
     }
 
     /// Checks the file for another process's write in the background (the file watch calls this).

@@ -9,14 +9,15 @@ import Dispatch
 /// with each failure in a row and starts over after a success; requests meanwhile wait for that run.
 ///
 /// Every flush, check of the file, backup copy and announcement to the Observation framework is a coalescer's
-/// job: they and ``Backoff`` hold all the timers, delayed dispatches and sleeps of the library.
+/// job, and every retry loop pauses with a ``Backoff``.
 ///
 /// The job is handed its owner, which each arranged run holds until it has run (a scheduled flush keeps its
 /// store): the owner holds the coalescer, and a job that captured the owner would keep it forever.
 ///
-/// A job run on ``Executor/background`` that was running in the parent at a `fork()` runs again from its start
-/// in the child (see ``BackgroundWork``): the run marks itself running when it starts and not when it ends, so
-/// requests in the child until then become the request for a run after it, and none is lost or wedged.
+/// A job on ``Executor/background`` that was running in the parent at a `fork()` runs again from its start in
+/// the child (see ``BackgroundWork``), where the coalescer still counts it as running: requests there until then
+/// become the request for a run after it, and the run clears the count when it ends, so nothing is lost or
+/// wedged. A job on ``Executor/dispatch`` does not run in such a child, as no Dispatch work does.
 ///
 /// ```swift
 /// let backups = Coalescer<FileStore> { $0.writeBackup() }

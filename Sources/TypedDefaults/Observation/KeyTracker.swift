@@ -1,4 +1,3 @@
-import Dispatch
 import Observation
 
 /// One key of one store, as Swift's Observation framework sees it: reading a `@Default` property registers
@@ -23,17 +22,17 @@ final class KeyTracker: Observable, Sendable {
     @usableFromInline let member: KeyPath<KeyTracker, String> & Sendable
     private let store: any DefaultsStore
     private let registration = Locked<UInt64?>(nil)
-    /// Whether an announcement is queued and has not started: a burst of changes costs one hop.
-    private let pending = Locked(false)
-    /// Where announcements run, one at a time, outside every lock of the library: trackers' onChange
-    /// closures are user code that `withMutation` calls synchronously.
-    private let queue: DispatchQueue
+    /// Announces changes, one burst at a time, on Dispatch's global queue and outside every lock of the
+    /// library: trackers' onChange closures are user code that `withMutation` calls synchronously, and must
+    /// not hold up the library's own threads.
+    private let announcements = Coalescer<KeyTracker>(on: .dispatch) { tracker in
+        tracker.registrar.withMutation(of: tracker, keyPath: tracker.member) {}
+    }
 
     init(name: String, store: any DefaultsStore, cache: DecodedValueCache) {
         self.name = name
         member = \KeyTracker.name
         self.store = store
-        queue = DispatchQueue(label: "TypedDefaults.tracking", target: .global())
         // Listeners run under the store's lock, so this one only drops the kept value (no user code, no
         // decoding) and queues the announcement. It runs on the writer's thread, inside the writer's
         // `withoutPropagation` if there is one.
@@ -53,19 +52,10 @@ final class KeyTracker: Observable, Sendable {
         registrar.access(self, keyPath: member)
     }
 
-    /// Announces a change of the key to whoever tracks it, soon and on the tracker's queue.
+    /// Announces a change of the key to whoever tracks it, soon and off the caller's thread: a burst of changes
+    /// costs one announcement, and a change made during one (even by an onChange closure) is announced again.
     func changed() {
-        let first = pending.withLock { pending in
-            defer { pending = true }
-            return !pending
-        }
-        guard first else { return }
-        queue.async { [self] in
-            // Cleared before announcing: a change made meanwhile (even by the onChange closure) is announced
-            // again rather than lost.
-            pending.withLock { $0 = false }
-            registrar.withMutation(of: self, keyPath: member) {}
-        }
+        announcements.request(for: self)
     }
 
     deinit {

@@ -45,6 +45,9 @@ enum ReadModifyWrite {
     ) throws(DefaultsError) {
         var expected = current
         var stalls = 0
+        // Other writers got there first: past a few rounds, wait a little (up to a millisecond, at random) so
+        // that one of them finishes rather than all of them starting over together.
+        var backoff = Backoff(first: .microseconds(16), limit: .microseconds(1024), jittered: true)
         for attempt in 0..<maximumAttempts {
             // The transform runs on this thread: a thread without a context (no keys left) catches nothing.
             let context = ThreadContext.current(create: true)
@@ -69,9 +72,7 @@ enum ReadModifyWrite {
                 guard stalls < maximumStalls else { break }
             }
             expected = newer
-            // Other writers got there first: past a few rounds, wait a little (up to a millisecond, at random)
-            // so that one of them finishes rather than all of them starting over together.
-            if attempt >= 4 { usleep(UInt32.random(in: 0...(1 << UInt32(min(attempt, 10))))) }
+            if attempt >= 4 { backoff.pause() }
         }
         throw .writeFailed(
             suite: store.name,

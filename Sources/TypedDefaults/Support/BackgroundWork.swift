@@ -8,6 +8,8 @@ import Synchronization
 /// Runs the library's work later, off the caller's thread: coalesced flushes, checks for other processes'
 /// writes, backup copies.
 ///
+/// The library arranges that work through a ``Coalescer``, which runs it here.
+///
 /// A thread of the library's own keeps the jobs in deadline order and hands each, when it is due, to one of at
 /// most ``maximumWorkers`` threads that run jobs (a flush can wait seconds for another process's file lock, and
 /// must not hold up the others; thousands of suites flushing at once must not take a descriptor each).
@@ -23,7 +25,7 @@ import Synchronization
 /// program is never handled on a thread of the library's, and never interrupts its work.
 ///
 /// ```swift
-/// BackgroundWork.run(after: .milliseconds(50)) { store.writeBackup() }
+/// BackgroundWork.run(after: .milliseconds(50)) { coalescer.run(for: owner) }
 /// ```
 enum BackgroundWork {
     /// Runs `work` on a thread of the library's once `delay` has passed.

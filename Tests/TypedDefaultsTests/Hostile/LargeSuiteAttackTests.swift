@@ -93,11 +93,12 @@ extension Hostile {
             )
         }
 
-        /// Keeps the store from reading the file in the background (for the file watch or a stale read) until the
-        /// next `checkFile()`, so that its next write is what finds another process's version.
+        /// Keeps the store from reading the file in the background (for the file watch or a stale read) for the
+        /// rest of the test, so that its next write, or a `checkFile()`, is what finds another process's version:
+        /// a check arranged an hour from now stands in for every other.
         static func holdBackgroundReloads(_ suite: IsolatedSuite) throws {
             let store = try #require(suite.adapter.store as? FileStore)
-            store.state.withLock { $0.reloadScheduled = true }
+            store.reloads.request(for: store, within: .seconds(3600))
         }
 
         /// The net change of each key over `heard`, leaving out keys back where they started; and the changes

@@ -7,30 +7,26 @@ import Foundation
 extension FileStore {
     // MARK: Reloading
 
-    /// Whether the copy is due for a check, and no check is underway or set to follow; marks one as underway.
-    static func claimReload(_ state: inout State, now: UInt64) -> Bool {
-        guard now &- state.lastCheck >= freshnessInterval, !state.reloadScheduled, !state.followUpScheduled else {
-            return false
-        }
+    /// Whether the copy is due for a check that this read must start.
+    ///
+    /// Not when a check is set or underway, nor the one that follows the reads; either way the copy counts as
+    /// checked from now, so that the reads after this one neither start a check nor ask again.
+    func claimReload(_ state: inout State, now: UInt64) -> Bool {
+        guard now &- state.lastCheck >= Self.freshnessInterval else { return false }
         state.lastCheck = now
-        state.reloadScheduled = true
-        return true
+        return !reloads.isPending && !readFollowing.isPending
     }
 
     /// Checks the file for another process's write in the background (the file watch calls this).
     func scheduleReload() {
-        let claimed = state.withLock { state in
-            defer { state.reloadScheduled = true }
-            return !state.reloadScheduled
-        }
-        if claimed { BackgroundWork.run { [self] in reloadNow() } }
+        reloads.request(for: self)
     }
 
     /// Starts the check a stale read claimed, if it claimed one; in a child forked since the copy was last
     /// checked, first resumes the checks the parent had arranged.
     func startCheck(_ claimed: Bool) {
         BackgroundWork.resumeAfterFork()
-        if claimed { BackgroundWork.run { [self] in reloadNow() } }
+        if claimed { reloads.request(for: self) }
     }
 
     /// Reads the file for the first time, if nothing has read or written it yet.
@@ -71,7 +67,6 @@ extension FileStore {
             var wasRead = false
             defer { followReads(wasRead) }
             let (known, base) = state.withLock { state in
-                state.reloadScheduled = false
                 state.checks += 1
                 wasRead = state.readSinceCheck
                 state.readSinceCheck = false
@@ -102,28 +97,25 @@ extension FileStore {
     /// Sets the next check to run 50 ms from now if reads came just before this one began (`wasRead`) or
     /// since, so that a steady stream of reads never wakes a thread itself.
     ///
-    /// A read that finds the copy stale could start the check (`BackgroundWork.run`), but waking a thread from the
-    /// reading thread lets the scheduler hand that thread's core to the woken one in the middle of the read:
-    /// on a busy machine that read then waits milliseconds for a core. A timer starts the check instead, for as
-    /// long as reads keep coming, and claims it as a read would, so no read starts another meanwhile; once a
-    /// whole interval passes without a read, the timer stops, and the next stale read starts a check again.
+    /// A read that finds the copy stale could start the check, but waking a thread from the reading thread lets
+    /// the scheduler hand that thread's core to the woken one in the middle of the read: on a busy machine
+    /// that read then waits milliseconds for a core. A timer starts the check instead, for as long as reads
+    /// keep coming, and no read claims one while it is set (see ``claimReload(_:now:)``); once a whole interval
+    /// passes without a read, the timer stops, and the next stale read starts a check again.
     func followReads(_ wasRead: Bool) {
-        let follow = state.withLock { state in
-            guard wasRead || state.readSinceCheck, !state.followUpScheduled else { return false }
-            state.followUpScheduled = true
+        guard wasRead || state.withLock({ $0.readSinceCheck }) else { return }
+        readFollowing.request(for: self, within: .nanoseconds(Self.freshnessInterval))
+    }
+
+    /// The check ``followReads(_:)`` sets: runs if reads came since the last check began and no other check is
+    /// set or underway, and claims the copy as a read would.
+    func checkAfterReads() {
+        let due = state.withLock { state in
+            guard state.readSinceCheck, !reloads.isPending else { return false }
+            state.lastCheck = Self.now()
             return true
         }
-        guard follow else { return }
-        BackgroundWork.run(after: .nanoseconds(Self.freshnessInterval)) { [self] in
-            let due = state.withLock { state in
-                state.followUpScheduled = false
-                guard state.readSinceCheck, !state.reloadScheduled else { return false }
-                state.lastCheck = Self.now()
-                state.reloadScheduled = true
-                return true
-            }
-            if due { reloadNow() }
-        }
+        if due { reloadNow() }
     }
 
     /// A copy of `State.stored`, taken to be compared outside the lock.

@@ -212,9 +212,8 @@ extension FileStore {
                 defer { state.pendingBackup = (data, version) }
                 return state.pendingBackup
             }
-            let scheduleBackup = replacedBackup == nil
-            // A little later, so that a burst of immediate writes makes one copy, not one each.
-            if scheduleBackup { BackgroundWork.run(after: .milliseconds(50)) { [self] in writeBackup() } }
+            _ = replacedBackup
+            backups.request(for: self, within: .milliseconds(50))
             return (
                 outcome,
                 Resolved(

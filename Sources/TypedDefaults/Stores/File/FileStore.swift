@@ -51,6 +51,13 @@ public final class FileStore: DefaultsStore {
     /// The next write of a few keys changes a copy of its bytes rather than writing every value again. Used
     /// under `fileLock`.
     let image = Locked<(image: SuiteImage, version: SuiteFile.Version)?>(nil)
+    /// Checks the file for another process's write, when the file watch or a stale read asks.
+    let reloads = Coalescer<FileStore> { $0.reloadNow() }
+    /// The check that follows a stream of reads, a freshness interval after the last: see ``followReads(_:)``.
+    let readFollowing = Coalescer<FileStore> { $0.checkAfterReads() }
+    /// Writes the backup copy a little after a write, so that a burst of immediate writes makes one copy, not
+    /// one each.
+    let backups = Coalescer<FileStore> { $0.writeBackup() }
 
     struct PendingWrite: Sendable {
         var value: PropertyListValue?
@@ -71,11 +78,9 @@ public final class FileStore: DefaultsStore {
         var version: SuiteFile.Version?
         var loaded = false
         var lastCheck: UInt64 = 0
-        var reloadScheduled = false
-        /// Whether a read came since the last check began, and whether the next check is already set to run
-        /// 50 ms after the last one: see ``followReads(_:)``.
+        /// Whether a read came since the last check began, for ``followReads(_:)``; set by every read, under the
+        /// lock the read takes anyway.
         var readSinceCheck = false
-        var followUpScheduled = false
         var pending: [String: PendingWrite] = [:] {
             didSet { readSerial &+= 1 }
         }
@@ -104,7 +109,7 @@ public final class FileStore: DefaultsStore {
         /// How many checks for another process's write ran, and how many of them a read started itself.
         var checks = 0
         var checksStartedByReads = 0
-        /// The last version written and its bytes, for the backup copy; set while a backup is scheduled.
+        /// The last version written and its bytes, for the backup copy; set until the copy is written.
         var pendingBackup: (data: [UInt8], version: SuiteFile.Version)?
         /// The keys this process's last file write changed, to tell when a writer that takes no lock reverts
         /// them, and the write count it left in the lock file.
@@ -225,7 +230,7 @@ public final class FileStore: DefaultsStore {
             state.readSinceCheck = true
             if now &- state.lastCheck >= Self.freshnessInterval {
                 stale = true
-                if Self.claimReload(&state, now: now) {
+                if claimReload(&state, now: now) {
                     reload = true
                     state.checksStartedByReads += 1
                 }
@@ -324,7 +329,7 @@ public final class FileStore: DefaultsStore {
         // Only copies are taken under the lock (constant time); the pending writes are laid over them after.
         let (stored, pending, cleared, reload, spellings) = state.withLock { state in
             (
-                state.stored, state.pending, state.pendingClear != nil, Self.claimReload(&state, now: Self.now()),
+                state.stored, state.pending, state.pendingClear != nil, claimReload(&state, now: Self.now()),
                 state.spellings
             )
         }

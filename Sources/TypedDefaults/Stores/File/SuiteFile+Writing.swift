@@ -68,14 +68,13 @@ extension SuiteFile {
             }
             // Closing the descriptor releases the lock, and so does the kernel when the process dies holding it.
             defer { close(descriptor) }
-            var pause: UInt32 = 500
+            var backoff = Backoff(first: .microseconds(500), limit: .milliseconds(20))
             while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 let code = errno
                 if code == EINTR { continue }
                 guard code == EWOULDBLOCK else { throw writeFailed("cannot lock \(lockPath)", code) }
                 guard ContinuousClock.now < deadline else { throw lockTimeout() }
-                usleep(pause)
-                pause = min(pause * 2, 20_000)
+                backoff.pause()
             }
             let lock = HeldLock(descriptor: descriptor, path: lockPath)
             if lock.isStillAtPath { return try body(lock) }

@@ -113,7 +113,7 @@ struct SuiteFile: Sendable {
             let age = max(version.age, .zero)
             guard age < Self.settleTime else { break }
             let pause = min(max(Self.settleTime - age, .milliseconds(10)), Self.settleTime)
-            usleep(UInt32(pause / .microseconds(1)))
+            Backoff.pause(for: pause)
             waited += pause
             contents = try read(basis: basis)
         }

@@ -3,7 +3,7 @@ import Testing
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@testable import TypedDefaults
+@_spi(Instrumentation) @testable import TypedDefaults
 
 /// A write to a large suite changes the file where it must and copies the rest (see `PropertyListXML.Image`);
 /// whatever happened to the file in between, it must hold exactly what writing the suite whole gives.
@@ -37,6 +37,34 @@ struct LargeSuiteWriteTests {
         try adapter.modify(\.launchCount) { $0 += 10 }
         expected["launchCount"] = .integer(14)
         try expectFileIsWhole(suite, holding: expected)
+    }
+
+    @Test("a flush changes the values in memory where it wrote, reading nothing; an earlier snapshot stays as it was")
+    func flushChangesValuesInPlace() throws {
+        let suite = IsolatedSuite(fileContents: Self.seeded, writePolicy: .coalesced)
+        let store = try #require(suite.adapter.store as? FileStore)
+        let seeded = Self.seeded.mapValues { PropertyListValue.string($0) }
+        let before = store.snapshot()
+        let reads = store.fileReadCount
+        var expected = seeded
+        for round in 0..<3 {
+            suite.adapter[key: Key<String?>("bulk.\(round)")] = nil
+            suite.adapter[key: Key<String>("bulk.\(round + 10)", default: "")] = "changed \(round)"
+            suite.adapter[key: Key<String>("added.\(round)", default: "")] = "added \(round)"
+            // Written as it is: no change, nothing to write for this key.
+            suite.adapter[key: Key<String>("bulk.20", default: "")] = Self.seeded["bulk.20"]!
+            try suite.adapter.flush()
+            expected["bulk.\(round)"] = nil
+            expected["bulk.\(round + 10)"] = .string("changed \(round)")
+            expected["added.\(round)"] = .string("added \(round)")
+            #expect(store.snapshot() == expected)
+            #expect(store.value(forKey: "bulk.\(round)") == nil)
+            #expect(store.value(forKey: "bulk.\(round + 10)") == .string("changed \(round)"))
+            #expect(store.value(forKey: "added.\(round)") == .string("added \(round)"))
+            try expectFileIsWhole(suite, holding: expected)
+        }
+        #expect(store.fileReadCount == reads, "each flush wrote over the file this process last wrote")
+        #expect(before == seeded)
     }
 
     @Test("a write after another program replaced the file merges into what that program wrote")

@@ -63,7 +63,7 @@ extension DefaultsAdapter {
         ReadModifyWrite.noteWrite(to: store, key: nil)
         try ThreadContext.writing { () throws(DefaultsError) in
             defer { connection.decoded.forget(nil) }
-            try store.removeFile()
+            try store.removeSuite()
         }
     }
 }

@@ -88,15 +88,15 @@ public protocol DefaultsStore: AnyObject, Sendable {
     /// back to the last good copy, so that a program can tell its user.
     func checkHealth() throws(DefaultsError)
 
-    /// Removes every value, and the file the store keeps them in (``fileURL``) with whatever else it keeps
-    /// beside it, so that nothing of the store is left; by default, empties the store durably.
+    /// Removes the suite: every value, and the file the store keeps them in (``fileURL``) with whatever it keeps
+    /// beside it, so that nothing of the suite is left; by default, empties the store durably.
     ///
     /// Observers hear of each value removed. ``DefaultsAdapter/removeSuite()`` calls this.
     ///
     /// ```swift
-    /// try FileStore.suite("com.example.app").removeFile()
+    /// try FileStore.suite("com.example.app").removeSuite()
     /// ```
-    func removeFile() throws(DefaultsError)
+    func removeSuite() throws(DefaultsError)
 }
 
 extension DefaultsStore {
@@ -107,7 +107,7 @@ extension DefaultsStore {
     public func checkHealth() throws(DefaultsError) {}
 
     /// No file: the store is emptied, in one atomic step that is durable when it returns.
-    public func removeFile() throws(DefaultsError) {
+    public func removeSuite() throws(DefaultsError) {
         try modifyAll { $0.removeAll() }
     }
 }

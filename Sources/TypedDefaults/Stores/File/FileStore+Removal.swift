@@ -13,9 +13,9 @@ extension FileStore {
     /// later write in any process creates the file anew.
     ///
     /// ```swift
-    /// try FileStore.suite("com.example.app").removeFile()
+    /// try FileStore.suite("com.example.app").removeSuite()
     /// ```
-    public func removeFile() throws(DefaultsError) {
+    public func removeSuite() throws(DefaultsError) {
         _ = try apply(DefaultsBatch(removesAll: true))
         try flush()
         try DefaultsDiagnostics.holding { () throws(DefaultsError) in

@@ -25,9 +25,8 @@ extension FileStore {
             let key = keys[0]
             let before = Self.lookup(key, in: state)
             let result = try mutate(&state)
-            let after = Self.lookup(key, in: state)
-            if !before.isIdentical(to: after) {
-                state.announcements.append(DefaultsStoreChange(key: key, oldValue: before, newValue: after))
+            if let change = DefaultsStoreChange(key: key, from: before, to: Self.lookup(key, in: state)) {
+                state.announcements.append(change)
             }
             return result
         }
@@ -181,7 +180,7 @@ extension FileStore {
                     return ChangedKeys(keys: touched + external, serial: known.1.serial)
                 }
             }
-            let written = touched.map { original.changes(to: values, amongKeys: $0) } ?? original.changes(to: values)
+            let written = original.changes(to: values, amongKeys: touched)
             if case .values = current, written.isEmpty {
                 let version = try file.currentVersion()
                 let resolved = Resolved(values: values, version: version, problem: nil, spellings: spellings)

@@ -177,6 +177,7 @@ public final class FileStore: DefaultsStore {
     /// How many times this store has written its file: what a burst of writes costs under a write policy.
     ///
     /// ```swift
+    /// guard let store = Defaults.store as? FileStore else { return }
     /// let before = store.fileWriteCount
     /// for volume in 0..<1_000 { Defaults.volume = volume }
     /// try Defaults.flush()

@@ -3,7 +3,7 @@
 
 import Dispatch
 import Foundation
-@_spi(Tooling) import TypedDefaults
+import TypedDefaults
 
 let usage = """
     usage: defaults [--json] [-currentHost | -host name] <command> ...
@@ -78,7 +78,7 @@ func existing(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKey
 /// Refuses to go on with a damaged or unreadable file: the tool never replaces one.
 func intact(_ adapter: DefaultsAdapter<DefaultsKeys>) throws(ToolError) {
     do {
-        try adapter.checkFile()
+        try adapter.checkHealth()
     } catch {
         throw ToolError(error)
     }

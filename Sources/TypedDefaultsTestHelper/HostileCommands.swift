@@ -115,7 +115,7 @@ func runHostileCommand(_ arguments: [String]) throws -> Int32? {
         let deadline = Date() + 1
         while Date() < deadline {
             _ = defaults[key: key]
-            try? defaults.checkFile()
+            try? defaults.checkHealth()
             usleep(10_000)
         }
         do {

@@ -39,7 +39,7 @@
 //                                                          ["remove", key], ["flush"]]), then a flush
 
 import Foundation
-@_spi(Testing) import TypedDefaults
+import TypedDefaults
 import TypedDefaultsTestSupport
 
 #if canImport(Glibc)
@@ -181,13 +181,13 @@ case "wrapper":
     // @Default on the global Defaults, as the README shows.
     struct Settings {
         @Default(\.theme) var theme
-        @Default(\.theme, options: [.cached, .observed]) var observedTheme
+        @Default(\.theme, options: .cached) var cachedTheme
     }
     let settings = Settings()
     print("before=\(settings.theme)")
     settings.theme = .dark
     print("theme=\(Defaults.theme)")
-    print("observed=\(settings.observedTheme)")
+    print("cached=\(settings.cachedTheme)")
 case "write-and-set":
     // Changes `launchCount` and `username` behind another process's back.
     guard let suite = arguments.dropFirst().first else { fail("write-and-set needs a suite") }
@@ -256,7 +256,7 @@ case "verify-entries":
         fail("verify-entries needs a suite and fixed, or seeds and a count")
     }
     let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
-    try defaults.checkFile()
+    try defaults.checkHealth()
     var stored = defaults.storedValues()
     var problems: [String] = []
     for entry in entries {
@@ -281,7 +281,7 @@ case "verify-nested":
     let rest = Array(arguments.dropFirst())
     guard rest.count == 4, let depth = Int(rest[2]) else { fail("verify-nested needs a suite, a key, a depth, a kind") }
     let defaults = try DefaultsAdapter(suiteName: rest[0], keyStore: DefaultsKeys(), launchArguments: .ignored)
-    try defaults.checkFile()
+    try defaults.checkHealth()
     guard let stored = defaults[key: Key<PropertyListValue?>(rest[1])] else { fail("nothing stored under \(rest[1])") }
     let expected = GeneratedValues.nested(depth: depth, arraysOnly: rest[3] == "arrays")
     let problems = GeneratedValues.mismatches(expected: expected, actual: stored)

@@ -554,16 +554,17 @@ extension PeerScenarios {
         struct Settings {
             @Default(\.userColorScheme, adapter: Defaults) var userColorScheme
             @Default(\.userThemeName, adapter: Defaults, options: .cached) var userThemeName
-            @Default(\.userLastLoginDate, adapter: Defaults, options: [.cached, .observed]) var userLastLoginDate
+            @Default(\.userLastLoginDate, adapter: Defaults, options: .cached) var userLastLoginDate
         }
 
-        /// S11: property wrappers over keys, without options, `.cached`, and `[.cached, .observed]`.
+        /// S11: property wrappers over keys, without options, `.cached`, and `[.cached, .observed]`, which
+        /// TypedDefaults spells `.cached` (`.observed` is a deprecated name of it).
         ///
         /// Each property reads its key's default, and a write through it is stored. One deliberate difference:
         /// a `.cached` property follows every change of its key, made anywhere (SwiftyUserDefaults kept the first
         /// value read until the property was written), since a stale setting is a bug no caller asks for. The
         /// cache still spares reads the suite while the key does not change.
-        @Test("S11 @Default with no options, .cached and [.cached, .observed]")
+        @Test("S11 @Default with no options, .cached and [.cached, .observed] (spelled .cached)")
         func s11PropertyWrappers() throws {
             let settings = Settings()
             #expect(settings.userColorScheme == "default")
@@ -591,7 +592,7 @@ extension PeerScenarios {
             #expect(Self.eventually { settings.userLastLoginDate == nil })
         }
 
-        /// S11, `.observed`: a cached property sees the key written by another process.
+        /// S11, `[.cached, .observed]`: a cached property sees the key written by another process.
         @Test("S11 a cached, observed property follows another process's write", .fileStoreOnly)
         func s11ObservedAcrossProcesses() throws {
             let settings = Settings()

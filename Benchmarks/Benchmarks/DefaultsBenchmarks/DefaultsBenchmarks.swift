@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-@_spi(Instrumentation) import TypedDefaults
+import TypedDefaults
 
 // Raw Foundation `UserDefaults` next to TypedDefaults, on real suites on disk.
 //

@@ -1,7 +1,7 @@
 import Benchmark
 import Dispatch
 import Foundation
-@_spi(Instrumentation) import TypedDefaults
+import TypedDefaults
 
 #if canImport(Glibc)
 import Glibc

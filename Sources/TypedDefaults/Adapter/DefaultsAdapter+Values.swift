@@ -164,10 +164,20 @@ extension DefaultsAdapter {
     /// fallen back to the last good copy or to defaults; the next write replaces it.
     ///
     /// ```swift
-    /// do { try Defaults.checkFile() } catch { print(error) }
+    /// do { try Defaults.checkHealth() } catch { print(error) }
     /// ```
-    public func checkFile() throws(DefaultsError) {
+    public func checkHealth() throws(DefaultsError) {
         try store.checkHealth()
+    }
+
+    /// The same as ``checkHealth()``, which is the store's name for the check too.
+    ///
+    /// ```swift
+    /// try Defaults.checkHealth()   // rather than checkFile()
+    /// ```
+    @available(*, deprecated, renamed: "checkHealth()")
+    public func checkFile() throws(DefaultsError) {
+        try checkHealth()
     }
 
     @inlinable

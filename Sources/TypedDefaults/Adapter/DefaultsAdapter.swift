@@ -164,7 +164,7 @@ public struct DefaultsAdapter<KeyStore: Sendable>: Sendable {
     ///
     /// A name that ``init(suiteName:directory:keyStore:launchArguments:writePolicy:)`` refuses gives an adapter
     /// whose reads return defaults and whose writes fail with the reason: `set` and `flush` throw it, the
-    /// subscripts report it as a diagnostic, and ``checkFile()`` throws it.
+    /// subscripts report it as a diagnostic, and ``checkHealth()`` throws it.
     ///
     /// ```swift
     /// let Defaults = DefaultsAdapter.suite("com.example.shared", keyStore: DefaultsKeys())

@@ -115,14 +115,8 @@ enum KeyedArchiveGuard {
     static func checkRootClass(of archive: Data, expected: AnyClass) throws {
         let key = ObjectIdentifier(expected)
         if let checked = checkedArchives.withLock({ $0[key] }), checked == archive { return }
-        guard let plist = try? PropertyListSerialization.propertyList(from: archive, format: nil) as? [String: Any],
-            let objects = plist["$objects"] as? [Any],
-            let top = plist["$top"] as? [String: Any],
-            let rootIndex = top[NSKeyedArchiveRootObjectKey].flatMap(uidValue),
-            let root = objects[safe: rootIndex] as? [String: Any],
-            let classIndex = root["$class"].flatMap(uidValue),
-            let classDescription = objects[safe: classIndex] as? [String: Any],
-            let className = classDescription["$classname"] as? String
+        guard let objects = try? ArchivedObjects(BinaryPropertyListReader(archive)),
+            let className = try? objects.className(of: objects.fields(of: objects.root))
         else { return }
         // The usual case, without looking the name up.
         if NSKeyedUnarchiver.class(forClassName: className) == nil && className == String(reflecting: expected) {
@@ -145,18 +139,6 @@ enum KeyedArchiveGuard {
             current = _getSuperclass(checked)
         }
         return false
-    }
-
-    /// The index an archive's UID stands for, or `nil`.
-    ///
-    /// Foundation's UID class is internal: its one stored number is read by reflection, and anything unexpected
-    /// gives `nil`, and the check that needs it is skipped rather than refusing archives a later Foundation
-    /// writes correctly.
-    private static func uidValue(_ uid: Any) -> Int? {
-        for child in Mirror(reflecting: uid).children where child.label == "value" {
-            if let value = child.value as? UInt32 { return Int(exactly: value) }
-        }
-        return nil
     }
 
     private static func shortName(_ type: Any.Type) -> String {
@@ -209,11 +191,5 @@ private final class RefusingDelegate: NSObject, NSKeyedArchiverDelegate {
     func archiver(_ archiver: NSKeyedArchiver, willReplace object: Any?, withObject newObject: Any?) {}
     func archiverWillFinish(_ archiver: NSKeyedArchiver) {}
     func archiverDidFinish(_ archiver: NSKeyedArchiver) {}
-}
-
-extension Array {
-    fileprivate subscript(safe index: Int) -> Element? {
-        indices.contains(index) ? self[index] : nil
-    }
 }
 #endif

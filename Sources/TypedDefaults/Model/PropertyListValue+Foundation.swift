@@ -68,6 +68,20 @@ extension PropertyListValue {
         }
     }
 
+    /// Foundation's reading of a property list: the one place the library hands bytes to
+    /// `PropertyListSerialization`, for what its own readers leave to it.
+    ///
+    /// The library has no reader of old-style text (`(a, b)`, `{ k = v; }`, `<0a1b>`, which users type and
+    /// `defaults` accepts), and ``PropertyListXMLReader`` declines the XML it cannot be sure to read as
+    /// Foundation does: for both, Foundation's reading is the one users expect. `nil` for what is not a property
+    /// list, holds what no value can (a UID, a null), or would crash Foundation on Linux.
+    static func foundationReading(of data: Data) -> PropertyListValue? {
+        guard BinaryPropertyListReader.foundationCrash(on: data) == nil,
+            let object = try? PropertyListSerialization.propertyList(from: data, format: nil)
+        else { return nil }
+        return PropertyListValue(foundationObject: object)
+    }
+
     private init(_ number: NSNumber) {
         let type = String(cString: number.objCType)
         // "c" is how a Boolean reports itself; property lists hold no 8-bit integers.

@@ -119,19 +119,25 @@ extension PropertyListValue {
         self.init(propertyListData: Data(text.utf8))
     }
 
-    /// The value of a property list in any format Foundation reads (XML, binary or old-style).
+    /// The value of a property list in any format Foundation reads (XML, binary or old-style): the entry point
+    /// of every property-list parse.
     ///
-    /// XML as TypedDefaults, Foundation, Python and `defaults` write it is read by ``PropertyListXMLReader``
-    /// without Foundation's objects; anything that reader leaves is Foundation's.
+    /// XML as TypedDefaults, Foundation, Python and `defaults` write it is read by ``PropertyListXMLReader``, and
+    /// binary by ``BinaryPropertyListReader``, without Foundation's objects; what the XML reader leaves, and
+    /// old-style text, go to ``foundationReading(of:)``.
     package init?(propertyListData data: Data) {
         if data.first == UInt8(ascii: "<"), let value = PropertyListXMLReader.value(from: data) {
             self = value
-            return
+        } else if data.starts(with: Array("bplist00".utf8)) {
+            guard let reader = try? BinaryPropertyListReader(data),
+                let value = try? reader.tree(maximumNesting: PropertyListXMLReader.maximumNesting).value
+            else { return nil }
+            self = value
+        } else if let value = Self.foundationReading(of: data) {
+            self = value
+        } else {
+            return nil
         }
-        // Foundation on Linux crashes on some binary property lists; those read as damaged instead.
-        guard BinaryPropertyListReader.foundationCrash(on: data) == nil else { return nil }
-        guard let object = try? PropertyListSerialization.propertyList(from: data, format: nil) else { return nil }
-        self.init(foundationObject: object)
     }
 
     /// The array or dictionary JSON text spells, such as `["a","b"]`; `nil` for a bare number, string or

@@ -22,7 +22,7 @@ import Dispatch
 /// ```swift
 /// struct Settings {
 ///     @Default(\.theme) var theme
-///     @Default(\.volume, options: [.cached, .observed]) var volume
+///     @Default(\.volume, options: .cached) var volume
 /// }
 ///
 /// let settings = Settings()
@@ -150,7 +150,7 @@ extension Default where Value: Equatable {
 ///
 /// ## Usage
 /// ```swift
-/// @Default(\.volume, options: [.cached, .observed]) var volume
+/// @Default(\.volume, options: .cached) var volume
 /// ```
 public struct DefaultOptions: OptionSet, Sendable, Hashable {
     /// The options' bits.
@@ -163,9 +163,15 @@ public struct DefaultOptions: OptionSet, Sendable, Hashable {
     /// this process or another).
     public static let cached = DefaultOptions(rawValue: 1)
 
-    /// Keep the cached value in step with every change of the key: the same as `.cached`.
+    /// The same as ``cached``, under SwiftyUserDefaults' name.
     ///
     /// Every cached property follows its key's changes, in this process or another, for the Observation
-    /// framework's sake, so this option adds nothing; it stays so that code that names it keeps compiling.
-    public static let observed = DefaultOptions(rawValue: 2)
+    /// framework's sake, so there is nothing for a second option to add; this name lets code written for
+    /// SwiftyUserDefaults compile, with a warning that points to ``cached``.
+    ///
+    /// ```swift
+    /// @Default(\.volume, options: .cached) var volume   // rather than [.cached, .observed]
+    /// ```
+    @available(*, deprecated, renamed: "cached", message: "a cached property follows every change of its key")
+    public static let observed = DefaultOptions.cached
 }

@@ -232,7 +232,7 @@ extension DefaultsAdapter {
     /// Runs `body` without announcing the changes it makes to observers in this process.
     ///
     /// Covers the changes `body` makes directly, on the current task, to any suite. Other processes still see
-    /// the new values when they are written, and cached `@Default` properties with `.observed` still follow them.
+    /// the new values when they are written, and cached `@Default` properties still follow them.
     ///
     /// ```swift
     /// Defaults.withoutPropagation {

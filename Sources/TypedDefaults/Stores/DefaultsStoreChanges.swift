@@ -20,43 +20,45 @@ public struct DefaultsStoreChange: Sendable, Hashable {
     }
 }
 
+extension DefaultsStoreChange {
+    /// The change of `key` from `oldValue` to `newValue`, or `nil` when the two are the same bit for bit: the
+    /// one rule of what counts as a change, for a single key and for `changes(to:amongKeys:)`.
+    package init?(key: String, from oldValue: PropertyListValue?, to newValue: PropertyListValue?) {
+        guard !oldValue.isIdentical(to: newValue) else { return nil }
+        self.init(key: key, oldValue: oldValue, newValue: newValue)
+    }
+}
+
 extension [String: PropertyListValue] {
-    /// Every key whose value differs in `other` (added, removed or changed, bit for bit), with both values.
+    /// The one diff: every key whose value differs in `other` (added, removed or changed, bit for bit), with
+    /// both values; with `keys`, only those are compared (each once, however often named).
     ///
-    /// The one change-diff: stores announce with it, and the file store's write bookkeeping uses it.
+    /// Stores announce with it, and the file store's write bookkeeping uses it.
     ///
     /// ```swift
     /// let changes = ["a": .integer(1)].changes(to: ["b": .integer(2)])   // a removed, b added
     /// ```
-    public func changes(to other: [String: PropertyListValue]) -> [DefaultsStoreChange] {
+    package func changes(to other: Self, amongKeys keys: [String]? = nil) -> [DefaultsStoreChange] {
         var changes: [DefaultsStoreChange] = []
-        for (key, new) in other where !self[key].isIdentical(to: new) {
-            changes.append(DefaultsStoreChange(key: key, oldValue: self[key], newValue: new))
+        guard let keys else {
+            for (key, new) in other {
+                if let change = DefaultsStoreChange(key: key, from: self[key], to: new) { changes.append(change) }
+            }
+            for (key, old) in self where other[key] == nil {
+                changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: nil))
+            }
+            return changes
         }
-        for (key, old) in self where other[key] == nil {
-            changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: nil))
-        }
-        return changes
-    }
-
-    /// The changes from these values to `other` among `keys` (each announced once, however often named).
-    func changes(to other: [String: PropertyListValue], amongKeys keys: [String]) -> [DefaultsStoreChange] {
-        var changes: [DefaultsStoreChange] = []
         var seen = Set<String>(minimumCapacity: keys.count)
         for key in keys where seen.insert(key).inserted {
-            let old = self[key]
-            let new = other[key]
-            if !old.isIdentical(to: new) { changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: new)) }
+            if let change = DefaultsStoreChange(key: key, from: self[key], to: other[key]) { changes.append(change) }
         }
         return changes
     }
 
     /// The keys whose values differ between these values and `other`, including those only one of them holds.
-    func keysDiffering(from other: [String: PropertyListValue]) -> [String] {
-        var keys: [String] = []
-        for (key, new) in other where !self[key].isIdentical(to: new) { keys.append(key) }
-        for key in self.keys where other[key] == nil { keys.append(key) }
-        return keys
+    func keysDiffering(from other: Self) -> [String] {
+        changes(to: other).map(\.key)
     }
 }
 

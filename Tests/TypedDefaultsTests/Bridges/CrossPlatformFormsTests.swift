@@ -257,7 +257,7 @@ struct CrossPlatformFormsTests {
         let suite = IsolatedSuite()
         try withSet.write(to: suite.fileURL)
         #expect(suite.adapter.launchCount == 0)
-        #expect(throws: DefaultsError.self) { try suite.adapter.checkFile() }
+        #expect(throws: DefaultsError.self) { try suite.adapter.checkHealth() }
 
         let archive = URLArchiveFixture.archive(objects: [.string("$null"), .set([.string("a")])])
         let bookmarks = IsolatedSuite(fileContents: ["bookmark": archive, "site": archive])

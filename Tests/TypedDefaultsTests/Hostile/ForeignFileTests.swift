@@ -3,7 +3,7 @@ import Testing
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@_spi(Instrumentation) @testable import TypedDefaults
+@testable import TypedDefaults
 
 /// Issue 21's files other tools wrote: binary property lists from Python's `plistlib` and by hand, keys that
 /// Swift takes to be equal though their bytes differ, objects `PropertyListValue` does not model, NaN payloads.
@@ -249,7 +249,7 @@ extension Hostile {
             #expect((written as? [AnyHashable: Any])?.count == 6)
             #expect(adapter.storedValues() == ["name": .string("kept"), "new": .integer(1)])
             #expect(!suite.diagnostics.contains { $0.kind == .damagedFile }, "\(suite.diagnostics)")
-            try adapter.checkFile()
+            try adapter.checkHealth()
             // removeAll removes what reads see; the entries reads do not see stay.
             adapter.removeAll()
             try adapter.flush()
@@ -314,7 +314,7 @@ extension Hostile {
             try adapter.set(negative, for: Key<Double?>("negative"))
             try adapter.set(float, for: Key<Float?>("float"))
             try LargeSuiteAttackTests.runInChild([.init(key: "other", value: "1")], suite: suite)
-            try adapter.checkFile()
+            try adapter.checkHealth()
             try adapter.set("done", for: Key<String?>("mark"))
             let deadline = Date().addingTimeInterval(5)
             while !heard.withLock({ $0.contains { $0.key == "mark" } }), Date() < deadline { usleep(2_000) }

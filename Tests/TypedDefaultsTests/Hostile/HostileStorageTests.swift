@@ -4,7 +4,7 @@ import TypedDefaultsTestSupport
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@_spi(Instrumentation) @testable import TypedDefaults
+@testable import TypedDefaults
 
 /// The suite's storage, for the counters tests look at.
 private func storage(_ suite: IsolatedSuite) throws -> FileStore {
@@ -115,13 +115,13 @@ extension Hostile {
             )
             let adapter = future.adapter
             #expect(finishes { _ = adapter.launchCount })
-            #expect(throws: DefaultsError.self) { try adapter.checkFile() }
+            #expect(throws: DefaultsError.self) { try adapter.checkHealth() }
 
             let huge = IsolatedSuite()
             try Data().write(to: huge.fileURL)
             try #require(truncate(huge.fileURL.path, 100 * 1024 * 1024 * 1024) == 0)
             #expect(huge.adapter.launchCount == 0)
-            let error = #expect(throws: DefaultsError.self) { try huge.adapter.checkFile() }
+            let error = #expect(throws: DefaultsError.self) { try huge.adapter.checkHealth() }
             #expect("\(String(describing: error))".contains("larger than"))
             #expect(throws: DefaultsError.self) { try huge.adapter.set(1, for: \.launchCount) }
         }
@@ -288,7 +288,7 @@ extension Hostile {
             )
             for _ in 0..<20 {
                 _ = adapter.launchCount
-                try? adapter.checkFile()
+                try? adapter.checkHealth()
                 usleep(20_000)
             }
             let error = #expect(throws: DefaultsError.self) { try adapter.set(1, for: \.launchCount) }

@@ -4,7 +4,7 @@ import TypedDefaultsTestSupport
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@_spi(Instrumentation) @testable import TypedDefaults
+@testable import TypedDefaults
 
 /// Issue 12's write and read paths of the file store, attacked on suites of a few thousand keys by other
 /// processes, other programs and a hostile file system: a write splices the entries it changes into the file's
@@ -94,7 +94,7 @@ extension Hostile {
         }
 
         /// Keeps the store from reading the file in the background (for the file watch or a stale read) for the
-        /// rest of the test, so that its next write, or a `checkFile()`, is what finds another process's version:
+        /// rest of the test, so that its next write, or a `checkHealth()`, is what finds another process's version:
         /// a check arranged an hour from now stands in for every other.
         static func holdBackgroundReloads(_ suite: IsolatedSuite) throws {
             let store = try #require(suite.adapter.store as? FileStore)
@@ -175,7 +175,7 @@ extension Hostile {
                     try Self.expectFile(of: suite, holds: model, "round \(round), after this process's edits")
                 }
                 // This process reads what the second child wrote by the entries that changed: exactly the file.
-                try adapter.checkFile()
+                try adapter.checkHealth()
                 #expect(try Self.readByImage(suite), "round \(round)")
                 #expect(differences(adapter.storedValues(), model) == "", "round \(round)")
                 // Every change heard follows on from the last of its key, and together they make the round's.
@@ -224,7 +224,7 @@ extension Hostile {
             }
             model["counter"] = .integer(10)
             try Self.expectFile(of: suite, holds: model, "after three writers at once")
-            try adapter.checkFile()
+            try adapter.checkHealth()
             #expect(differences(adapter.storedValues(), model) == "")
         }
 
@@ -258,7 +258,7 @@ extension Hostile {
             /// announced before this call, and none after.
             func changesSinceLastTime(mark disposal: Mark = .flushed) throws -> [DefaultsChange<PropertyListValue?>] {
                 // A reload still due happens first, so that what it announces comes before the mark.
-                try? adapter.checkFile()
+                try? adapter.checkHealth()
                 let number = marks.withLock { marks in
                     marks += 1
                     return marks
@@ -447,7 +447,7 @@ extension Hostile {
                         )
                         text = text.replacingOccurrences(of: "value 80 &amp;", with: "later 80 &amp;")
                     }
-                    try suite.adapter.checkFile()
+                    try suite.adapter.checkHealth()
                     try rewriteInPlace(
                         url,
                         Array(old.replacingOccurrences(of: "value 81 &amp;", with: "older 81 &amp;").utf8)
@@ -485,7 +485,7 @@ extension Hostile {
                 let name = attack.name
                 let before = adapter.storedValues()
                 try attack.run()
-                try? adapter.checkFile()
+                try? adapter.checkHealth()
                 if let byImage = attack.readByImage {
                     #expect(try Self.readByImage(suite) == byImage, "\(name): read by what changed")
                 }
@@ -606,7 +606,7 @@ extension Hostile {
             model = adapter.storedValues()
             let intact = try Data(contentsOf: suite.fileURL)
             try Self.rewriteInPlace(suite.fileURL, Array(intact.prefix(intact.count / 2)))
-            #expect(throws: DefaultsError.self) { try adapter.checkFile() }
+            #expect(throws: DefaultsError.self) { try adapter.checkHealth() }
             // The mark stays pending: written, it would replace the torn file.
             #expect(try heard.since(mark: .pending).isEmpty)
             model[Heard.mark] = nil
@@ -671,7 +671,7 @@ extension Hostile {
             #expect(storm.process.isRunning, "the other process stopped: \(storm.output.suffix(300))")
             storm.kill()
             try adapter.flush()
-            try adapter.checkFile()
+            try adapter.checkHealth()
             #expect(problems.withLock { $0 }.prefix(5) == [])
             let file = try #require(foundationReading(try Data(contentsOf: suite.fileURL)))
             var expected = Self.seeded
@@ -713,7 +713,7 @@ extension Hostile {
             /// (the marks taken back: the file stays as the step left it).
             func check(_ step: String, heard expected: Set<DefaultsStoreChange>) throws {
                 try Self.expectFile(of: suite, holds: model, "\(step)")
-                try adapter.checkFile()
+                try adapter.checkHealth()
                 #expect(differences(adapter.storedValues(), model) == "", "\(step)")
                 #expect(try heard.since(mark: .removed) == expected, "\(step)")
             }
@@ -730,7 +730,7 @@ extension Hostile {
             )
             try Self.runInChild([Edit(key: "only", value: "2")], suite: suite)
             model["only"] = .string("2")
-            try adapter.checkFile()
+            try adapter.checkHealth()
             #expect(try Self.readByImage(suite), "a suite of one key read by what changed")
             try check(
                 "the one key changed by another process",
@@ -803,7 +803,7 @@ extension Hostile {
             try Self.runInChild([Edit(key: "second", value: "2")], suite: suite)
             try Self.runInChild([Edit(key: "second", value: nil)], suite: suite)
             try Self.expectFile(of: suite, holds: ["CF$UID": .bool(true)], "CF$UID alone, after another process")
-            try adapter.checkFile()
+            try adapter.checkHealth()
             #expect(differences(adapter.storedValues(), ["CF$UID": .bool(true)]) == "")
             #expect(suite.diagnostics.isEmpty, "\(suite.diagnostics)")
         }
@@ -820,7 +820,7 @@ extension Hostile {
             try Self.runInChild([Edit(key: "second", value: "2")], suite: suite)
             try Self.runInChild([Edit(key: "second", value: nil)], suite: suite)
             #expect(foundationReading(try Data(contentsOf: suite.fileURL)) == ["CF$UID": .integer(1)])
-            try adapter.checkFile()
+            try adapter.checkHealth()
             #expect(adapter.storedValues() == ["CF$UID": .integer(1)])
             #expect(suite.diagnostics.isEmpty, "\(suite.diagnostics)")
         }

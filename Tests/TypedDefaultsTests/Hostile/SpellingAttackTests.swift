@@ -3,7 +3,7 @@ import Testing
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@_spi(Instrumentation) @testable import TypedDefaults
+@testable import TypedDefaults
 
 /// Attacks on "two spellings of one key are two keys" (KeySpelling): files with spellings that another
 /// program rewrites, damages, or that reach the store through its backup copy.
@@ -117,7 +117,7 @@ extension Hostile {
                 #expect(file.contains("'\(ascii)' \(2 * rounds)\n"), "\(ascii): \(file)")
             }
             // This process, once it looks at the file again, reads each spelling's own count.
-            try suite.adapter.checkFile()
+            try suite.adapter.checkHealth()
             for spelling in Self.fourSpellings {
                 #expect(
                     suite.adapter[key: Key<Int?>(spelling)] == 2 * rounds,

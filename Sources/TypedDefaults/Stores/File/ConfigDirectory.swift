@@ -3,17 +3,16 @@
 import Foundation
 
 /// Where suites live when no directory is given: where Foundation keeps them on Linux.
-@_spi(Tooling)
-public enum ConfigDirectory {
+package enum ConfigDirectory {
     /// The suite name of `.standard` on Linux: the bundle identifier, or else the executable's name (so a
     /// renamed binary starts from empty settings).
-    public static let standardSuiteName = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    package static let standardSuiteName = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
 
     /// `$XDG_CONFIG_HOME` when it is an absolute path, else `$HOME/.config`, as Foundation resolves it.
     ///
     /// Foundation itself falls back to `/.config` when neither is set, which a root process would create;
     /// TypedDefaults refuses instead.
-    public static func resolve(
+    package static func resolve(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(DefaultsError) -> String {
         // Foundation ignores a relative XDG_CONFIG_HOME, and "/" too.

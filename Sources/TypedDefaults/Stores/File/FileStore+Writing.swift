@@ -25,9 +25,8 @@ extension FileStore {
             let key = keys[0]
             let before = Self.lookup(key, in: state)
             let result = try mutate(&state)
-            let after = Self.lookup(key, in: state)
-            if !before.isIdentical(to: after) {
-                state.announcements.append(DefaultsStoreChange(key: key, oldValue: before, newValue: after))
+            if let change = DefaultsStoreChange(key: key, from: before, to: Self.lookup(key, in: state)) {
+                state.announcements.append(change)
             }
             return result
         }
@@ -216,13 +215,11 @@ extension FileStore {
             let written: [DefaultsStoreChange]
             if inPlace != nil {
                 // `original.changes(to:amongKeys:)` with the pending writes applied, key by key.
-                written = pending.compactMap { key, write in
-                    let old = original[key]
-                    return old.isIdentical(to: write.value)
-                        ? nil : DefaultsStoreChange(key: key, oldValue: old, newValue: write.value)
+                written = pending.compactMap {
+                    DefaultsStoreChange(key: $0.key, from: original[$0.key], to: $0.value.value)
                 }
             } else {
-                written = touched.map { original.changes(to: values, amongKeys: $0) } ?? original.changes(to: values)
+                written = original.changes(to: values, amongKeys: touched)
             }
             if case .values = current, written.isEmpty {
                 let version = try file.currentVersion()

@@ -51,9 +51,9 @@ extension UserDefaultsStore {
             Self.withFoundation {
                 guard let last = announced[key] else { return }
                 let current = currentValue(forKey: key)
-                guard !last.isIdentical(to: current) else { return }
+                guard let change = DefaultsStoreChange(key: key, from: last, to: current) else { return }
                 announced[key] = .some(current)
-                changes.publish([DefaultsStoreChange(key: key, oldValue: last, newValue: current)])
+                changes.publish([change])
             }
         }
     }

@@ -107,7 +107,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
     /// ```swift
     /// UserDefaultsStore.keepSuitesForTesting(in: temporaryDirectory.path)
     /// ```
-    @_spi(Testing) public static func keepSuitesForTesting(in directory: String) {
+    package static func keepSuitesForTesting(in directory: String) {
         testLocations.withLock { $0.directory = directory }
     }
 
@@ -373,9 +373,7 @@ public final class UserDefaultsStore: DefaultsStore, @unchecked Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             return domain.isEmpty && !FileManager.default.fileExists(atPath: path)
         }
-        guard let stored = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-        else { return false }
-        let saved = stored.compactMapValues(PropertyListValue.init(foundationObject:))
+        guard case .dictionary(let saved)? = PropertyListValue(propertyListData: data) else { return false }
         return saved.isIdentical(to: domain.compactMapValues(PropertyListValue.init(foundationObject:)))
         #endif
     }

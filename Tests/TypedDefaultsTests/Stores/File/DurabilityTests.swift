@@ -3,7 +3,7 @@ import Testing
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@_spi(Instrumentation) @testable import TypedDefaults
+@testable import TypedDefaults
 
 /// Nothing lost at exit, under concurrent processes, on crashes or damaged files: real child processes, real
 /// SIGKILL, real damaged files, each in a temporary config directory of its own.
@@ -139,9 +139,9 @@ struct DurabilityTests {
             let probe = try Helper.run(["probe-key", suite.name, "username"], configDirectory: suite.directory.url)
             #expect(probe.settings["value"] == "ann", "cut at \(cut) of \(original.count)")
 
-            // So does this process, once it looks at the file again (checkFile looks at once).
+            // So does this process, once it looks at the file again (checkHealth looks at once).
             let reader = try suite.secondAdapter(keyStore: DefaultsKeys())
-            let error = #expect(throws: DefaultsError.self) { try reader.checkFile() }
+            let error = #expect(throws: DefaultsError.self) { try reader.checkHealth() }
             guard case .damagedFile(_, let preservedAt, _)? = error else {
                 Issue.record("expected damagedFile, got \(String(describing: error))")
                 continue
@@ -155,7 +155,7 @@ struct DurabilityTests {
             let file = try suite.fileContents()
             #expect(file["launchCount"] as? Int == 7)
             #expect(file["volume"] as? Double == 0.25)
-            #expect(throws: Never.self) { try reader.checkFile() }
+            #expect(throws: Never.self) { try reader.checkHealth() }
         }
     }
 
@@ -173,7 +173,7 @@ struct DurabilityTests {
         let suite = IsolatedSuite()
         try content.write(to: suite.fileURL)
         #expect(suite.adapter.launchCount == 0, "\(kind)")
-        let error = #expect(throws: DefaultsError.self) { try suite.adapter.checkFile() }
+        let error = #expect(throws: DefaultsError.self) { try suite.adapter.checkHealth() }
         guard case .damagedFile(let path, let preservedAt, let reason)? = error else {
             Issue.record("\(kind): expected damagedFile, got \(String(describing: error))")
             return
@@ -198,7 +198,7 @@ struct DurabilityTests {
         try PropertyListSerialization.data(fromPropertyList: ["launchCount": 5], format: .binary, options: 0)
             .write(to: suite.fileURL)
         #expect(suite.adapter.launchCount == 5)
-        #expect(throws: Never.self) { try suite.adapter.checkFile() }
+        #expect(throws: Never.self) { try suite.adapter.checkHealth() }
         suite.adapter.launchCount += 1
         #expect(try Data(contentsOf: suite.fileURL).starts(with: Array("bplist00".utf8)))
         #expect(try suite.fileContents()["launchCount"] as? Int == 6)

@@ -3,7 +3,7 @@ import Testing
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@_spi(Instrumentation) @testable import TypedDefaults
+@testable import TypedDefaults
 
 /// A write to a large suite changes the file where it must and copies the rest (see `PropertyListXML.Image`);
 /// whatever happened to the file in between, it must hold exactly what writing the suite whole gives.

@@ -3,7 +3,7 @@ import Testing
 
 #if !TYPED_DEFAULTS_FOUNDATION_STORAGE  // needs the Linux file store; see FileStoreOnly.swift
 
-@_spi(Tooling) @testable import TypedDefaults
+@testable import TypedDefaults
 
 /// Files are created safely, and what is at a suite's path that is not a plain file is refused with a typed
 /// error instead of being written through, hung on, or chmod-ed the way Foundation does.
@@ -40,7 +40,7 @@ struct SafeFileTests {
                 try FileManager.default.createDirectory(at: suite.fileURL, withIntermediateDirectories: false)
             }
             #expect(suite.adapter.launchCount == 0)
-            #expect(throws: DefaultsError.self) { try suite.adapter.checkFile() }
+            #expect(throws: DefaultsError.self) { try suite.adapter.checkHealth() }
             let error = #expect(throws: DefaultsError.self) { try suite.adapter.set(1, for: \.launchCount) }
             guard case .unsafeFile(_, let reason)? = error else {
                 Issue.record("\(kind): expected unsafeFile, got \(String(describing: error))")

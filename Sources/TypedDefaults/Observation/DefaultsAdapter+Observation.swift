@@ -231,8 +231,9 @@ extension DefaultsAdapter {
 
     /// Runs `body` without announcing the changes it makes to observers in this process.
     ///
-    /// Covers the changes `body` makes directly, on the current task, to any suite. Other processes still see
-    /// the new values when they are written, and cached `@Default` properties still follow them.
+    /// Covers the changes `body` makes directly, on the calling thread while it runs, to any suite; a `Task` that
+    /// `body` starts runs later, elsewhere, and its changes are announced. Other processes still see the new
+    /// values when they are written, and cached `@Default` properties still follow them.
     ///
     /// ```swift
     /// Defaults.withoutPropagation {

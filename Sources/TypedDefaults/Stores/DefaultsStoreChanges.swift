@@ -68,7 +68,7 @@ extension [String: PropertyListValue] {
 /// place is while it still holds the lock that ordered the change. That is safe: no user code runs inside
 /// `publish`, since observations only queue the change for their own queue, and cached `@Default`
 /// properties only drop their cached value. Changes made inside
-/// ``DefaultsAdapter/withoutPropagation(_:)`` on the publishing task reach no observer; cached `@Default`
+/// ``DefaultsAdapter/withoutPropagation(_:)`` on the publishing thread reach no observer; cached `@Default`
 /// properties still drop their values, so they are never left stale.
 ///
 /// ## Usage

@@ -17,7 +17,10 @@ import Dispatch
 /// A job on ``Executor/background`` that was running in the parent at a `fork()` runs again from its start in
 /// the child (see ``BackgroundWork``), where the coalescer still counts it as running: requests there until then
 /// become the request for a run after it, and the run clears the count when it ends, so nothing is lost or
-/// wedged. A job on ``Executor/dispatch`` does not run in such a child, as no Dispatch work does.
+/// wedged. A run the parent had arranged at that moment may then start beside it, so in a forked child a job
+/// can run twice at once. Every background job is safe to: a file store's jobs take its file lock, and a
+/// store's `flush()` may be called from any thread at any time.
+/// A job on ``Executor/dispatch`` does not run in such a child, as no Dispatch work does.
 ///
 /// ```swift
 /// let backups = Coalescer<FileStore> { $0.writeBackup() }

@@ -202,6 +202,22 @@ struct ObservationTests {
         token.invalidate()
     }
 
+    @Test("withoutPropagation covers its own thread only: a write from a task it starts is announced")
+    func withoutPropagationLeavesTasksAnnounced() async {
+        let suite = IsolatedSuite()
+        let defaults = suite.adapter
+        let changes = Recorder<Int>()
+        let token = defaults.observe(\.launchCount) { changes.append($0.newValue) }
+        let task = defaults.withoutPropagation {
+            defaults.launchCount = 1
+            return Task { defaults.launchCount = 2 }
+        }
+        await task.value
+        #expect(await eventually { changes.count == 1 })
+        #expect(changes.all == [2])
+        token.invalidate()
+    }
+
     @Test("an observation ends when its token is released, or with the object it is tied to")
     func lifetimes() {
         let suite = IsolatedSuite()

@@ -71,10 +71,13 @@ struct CoalescerTests {
         #expect(probe.record.withLock { ($0.started, $0.mostAtOnce) } == (2, 1))
     }
 
-    @Test("requests during a run make one run after it, never one beside it")
-    func requestDuringRun() {
+    @Test(
+        "requests during a run make one run after it, never one beside it, on either executor",
+        arguments: [Coalescer<Probe>.Executor.background, .dispatch]
+    )
+    func requestDuringRun(on executor: Coalescer<Probe>.Executor) {
         let probe = Probe(holding: [1])
-        let coalescer = Self.coalescer()
+        let coalescer = Coalescer<Probe>(on: executor) { try? $0.run() }
         coalescer.request(for: probe)
         #expect(probe.started.wait(timeout: .now() + 10) == .success, "the first run never started")
         // Nothing is arranged beside the run: the requests wait for it to end, and make one run after it.
@@ -111,20 +114,6 @@ struct CoalescerTests {
         #expect(eventually { probe.finished >= 7 })
         #expect(probe.record.withLock { $0.retries.last } == .milliseconds(1))
         #expect(probe.record.withLock { ($0.retries.count, $0.mostAtOnce) } == (5, 1))
-    }
-
-    @Test("a job on Dispatch's queue coalesces alike")
-    func onDispatch() {
-        let probe = Probe(holding: [1])
-        let coalescer = Coalescer<Probe>(on: .dispatch) { try? $0.run() }
-        coalescer.request(for: probe)
-        #expect(probe.started.wait(timeout: .now() + 10) == .success, "the first run never started")
-        for _ in 0..<10 { coalescer.request(for: probe) }
-        probe.release.signal()
-        #expect(eventually { probe.finished >= 2 })
-        coalescer.request(for: probe)
-        #expect(eventually { probe.finished >= 3 })
-        #expect(probe.record.withLock { ($0.started, $0.mostAtOnce) } == (3, 1))
     }
 
     @Test("a back-off doubles up to its limit and starts over")

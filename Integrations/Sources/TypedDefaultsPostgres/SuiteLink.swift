@@ -406,6 +406,11 @@ final class SuiteLink: Sendable {
             throw error
         }
         do throws(LinkError) {
+            // A session that stops inside a transaction (a frozen process, a partition) holds its locks: the
+            // suite's row lock in a commit, the schema lock while it creates the tables. The server ends such a
+            // session after this long, rather than when TCP gives up, hours later; so it is set before the first
+            // transaction the connection starts.
+            try run("SET idle_in_transaction_session_timeout = '10s'", on: connection)
             if !link.withLock({ $0.schemaReady }) {
                 try prepareSchema(on: connection)
                 link.withLock { $0.schemaReady = true }
@@ -414,9 +419,6 @@ final class SuiteLink: Sendable {
                 [weak self] (_: PostgresListenContext, notification: PostgresMessage.NotificationResponse) in
                 self?.received(notification.payload)
             }
-            // A session that stops in the middle of a commit (a frozen process, a partition) holds the suite's row
-            // lock: the server ends it after this long, rather than when TCP gives up, hours later.
-            try run("SET idle_in_transaction_session_timeout = '10s'", on: connection)
             // Listening before catching up: a commit after the catch-up's snapshot is then always heard.
             try run(PostgresQuery(unsafeSQL: "LISTEN \(channel)"), on: connection)
             try catchUp(on: connection)

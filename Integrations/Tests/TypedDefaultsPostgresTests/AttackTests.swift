@@ -116,28 +116,102 @@ struct AttackTests {
     @Test("an instance frozen in the middle of a commit does not block the suite's writes everywhere")
     func frozenInstanceDoesNotBlockTheSuite() async throws {
         let cluster = try Fixture.cluster()
-        let fleet = FleetSettings(url: cluster.url(), suite: Fixture.suite("frozen"))
+        // A database of its own: the only sessions in it are this test's, so the one caught idle in a
+        // transaction is the incrementing process's. The tables exist before it starts, so the transaction it
+        // is caught in is a commit; one with a transaction id has locked the suite's row.
+        let database = try cluster.createDatabase("frozen")
+        let fleet = FleetSettings(url: cluster.url(database: database), suite: Fixture.suite("frozen"))
+        _ = try PostgresStore(url: fleet.url, suite: fleet.suite, options: Fixture.options())
         let busy = try fleet.start(["increment", "count", "1000000"])
         defer {
             busy.signal(SIGKILL)
             _ = busy.waitBlocking()
             busy.removeFiles()
         }
-        // Freeze it while its session is idle in a transaction.
         var frozen = false
         for _ in 0..<500 where !frozen {
             try await Task.sleep(for: .milliseconds(20))
             busy.signal(SIGSTOP)
             try await Task.sleep(for: .milliseconds(50))
             let idle = try cluster.psql(
-                "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE '%typed_defaults%'"
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND state = 'idle in transaction' AND backend_xid IS NOT NULL"
             )
             if idle != "0" { frozen = true } else { busy.signal(SIGCONT) }
         }
         try #require(frozen, "the incrementing process was never caught inside a transaction")
+        try expectCommits(to: fleet)
+    }
+
+    /// An instance frozen while it creates the tables (the first start on a new database) does not keep every
+    /// other instance from starting.
+    ///
+    /// Instances that find no tables create them in one transaction, under an advisory lock so that two never
+    /// race; an instance frozen there holds that lock. Its session has the idle-in-transaction timeout before
+    /// that transaction begins, so the server ends it, another instance creates the tables, and the frozen
+    /// one, thawed, carries on.
+    @Test("an instance frozen while it creates the tables does not keep the others from starting")
+    func frozenWhileCreatingTheSchema() async throws {
+        let cluster = try Fixture.cluster()
+        let database = try cluster.createDatabase("schema")
+        let fleet = FleetSettings(url: cluster.url(database: database), suite: Fixture.suite("schema"))
+        // A psql session holds the schema lock (the key every version of the store uses, "typed_df"), so the
+        // instance stops inside its schema transaction, waiting for it.
+        let holder = try cluster.startPsql(
+            "SELECT pg_advisory_lock(\(0x7479_7065_645f_6466 as Int64)), pg_sleep(600)",
+            database: database
+        )
+        defer {
+            holder.signal(SIGKILL)
+            _ = holder.waitBlocking()
+            holder.removeFiles()
+        }
+        let first = try fleet.start(["set", "first", "1"])
+        defer {
+            first.signal(SIGKILL)
+            _ = first.waitBlocking()
+            first.removeFiles()
+        }
+        let waiting = "wait_event_type = 'Lock' AND query LIKE '%pg_advisory_xact_lock%'"
+        try #require(await sessionAppears(in: database, where: waiting, on: cluster), "never saw it wait for the lock")
+        // Frozen while it waits; the server then grants it the lock with nobody to use it.
+        first.signal(SIGSTOP)
+        _ = try cluster.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()"
+        )
+        let holding = "state = 'idle in transaction' AND query LIKE '%pg_advisory_xact_lock%'"
+        try #require(await sessionAppears(in: database, where: holding, on: cluster), "never saw it hold the lock")
+
+        try expectCommits(to: fleet)
+        first.signal(SIGCONT)
+        let status = await first.wait(timeout: .seconds(60))
+        #expect(status == 0, "the thawed instance: \(first.errors)")
+        let check = try PostgresStore(url: fleet.url, suite: fleet.suite, options: Fixture.options())
+        #expect(check.value(forKey: "first") == .integer(1))
+    }
+
+    /// Whether, within 30 seconds, the cluster shows a session in `database` (other than the one asking)
+    /// matching `condition`.
+    private func sessionAppears(in database: String, where condition: String, on cluster: PostgresCluster)
+        async throws -> Bool
+    {
+        for _ in 0..<600 {
+            let count = try cluster.psql(
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = '\(database)' AND pid <> pg_backend_pid() AND \(condition)
+                """
+            )
+            if count != "0" { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Expects another instance of the suite to commit a write within 20 seconds, each statement given 2.
+    private func expectCommits(to fleet: FleetSettings) throws {
         var options = Fixture.options(retryLimit: .seconds(20))
         options.queryTimeout = .seconds(2)
-        let other = try Fixture.store(cluster, suite: fleet.suite, options: options)
+        let other = try PostgresStore(url: fleet.url, suite: fleet.suite, options: options)
         _ = try other.apply(DefaultsBatch(writes: ["other": .integer(1)]))
         var failure: DefaultsError?
         do {

@@ -18,21 +18,52 @@ struct ChildProcess: Sendable {
         let base = NSTemporaryDirectory() + "typed-defaults-child-\(UUID().uuidString)"
         outputPath = base + ".out"
         errorPath = base + ".err"
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        #else
         var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // The child gets its three streams and nothing else. Tests run side by side in this process, and a
+        // child that inherited their server connections would keep each open after its test closes it: the
+        // server would then see no client leave, and a session waiting for a lock would hold it once granted.
+        #if canImport(Darwin)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #else
+        guard let closeFrom = Self.closeFrom else {
+            throw POSIXError(.ENOSYS, userInfo: [NSLocalizedDescriptionKey: "posix_spawn needs glibc 2.34 or later"])
+        }
+        _ = closeFrom(&actions, 3)
+        #endif
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let pairs = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pair in pairs { free(pair) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, nil, argv, pairs)
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, pairs)
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
         self.pid = pid
     }
+
+    #if !canImport(Darwin)
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
+    /// declare.
+    private static let closeFrom: CloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
+        .map {
+            unsafeBitCast($0, to: CloseFrom.self)
+        }
+    #endif
 
     /// What the child wrote to standard output so far.
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }

@@ -26,8 +26,16 @@ final class PostgresCluster: Sendable {
 
     /// A URL for the cluster's `postgres` database, with `password` in it if given (the cluster trusts every
     /// local connection, so a password is accepted and ignored).
-    func url(password: String? = nil) -> String {
-        "postgres://\(Self.user)\(password.map { ":\($0)" } ?? "")@127.0.0.1:\(port)/postgres"
+    func url(password: String? = nil, database: String = "postgres") -> String {
+        "postgres://\(Self.user)\(password.map { ":\($0)" } ?? "")@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// A new empty database, for a test that must see what happens before the tables exist, or that watches
+    /// the server's sessions without another test's in view.
+    func createDatabase(_ label: String) throws(ClusterError) -> String {
+        let name = "\(label)_\(UUID().uuidString.prefix(8).lowercased())"
+        _ = try psql("CREATE DATABASE \(name)")
+        return name
     }
 
     init() throws(ClusterError) {
@@ -78,12 +86,19 @@ final class PostgresCluster: Sendable {
     }
 
     /// Runs `statement` with psql as the cluster's superuser and returns what it prints, unaligned.
-    func psql(_ statement: String) throws(ClusterError) -> String {
-        try Self.run(
-            Self.binary("psql"),
-            ["-X", "-A", "-t", "-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", "postgres", "-c", statement]
-        )
-        .trimmingCharacters(in: .whitespacesAndNewlines)
+    func psql(_ statement: String, database: String = "postgres") throws(ClusterError) -> String {
+        try Self.run(Self.binary("psql"), psqlArguments(statement, database: database))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Starts psql running `statement` without waiting for it: a session that holds a lock while the test
+    /// does something else.
+    func startPsql(_ statement: String, database: String = "postgres") throws -> ChildProcess {
+        try ChildProcess(Self.binary("psql"), psqlArguments(statement, database: database))
+    }
+
+    private func psqlArguments(_ statement: String, database: String) -> [String] {
+        ["-X", "-A", "-t", "-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-c", statement]
     }
 
     // MARK: Processes

@@ -84,6 +84,7 @@ let package = Package(
                 "fleet-settings",
                 "postgres-store-helper",
                 .product(name: "TypedDefaultsTesting", package: "TypedDefaults"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ]

@@ -385,18 +385,31 @@ final class SuiteLink: Sendable {
     private func connected(deadline: ContinuousClock.Instant) throws(LinkError) -> PostgresConnection {
         if let connection = link.withLock({ $0.connection }), !connection.isClosed { return connection }
         guard !link.withLock({ $0.stopped }) else { throw .unreachable("the store was closed") }
-        var configuration = configuration
         let patience = min(options.connectTimeout, max(deadline - .now, .milliseconds(100)))
-        configuration.options.connectTimeout = .nanoseconds(Int64(patience.seconds * 1e9))
-        let connecting = wait(
-            PostgresConnection.connect(
-                on: Self.eventLoops.next(),
-                configuration: configuration,
-                id: Self.connectionIDs.add(1, ordering: .relaxed).newValue,
-                logger: Self.logger
-            ),
-            timeout: patience + .seconds(1)
-        )
+        let eventLoop = Self.eventLoops.next()
+        let connecting: Result<PostgresConnection, LinkError>
+        do throws(LinkError) {
+            let started = ContinuousClock.now
+            var privateConfiguration = try PrivateSocket.configuration(
+                configuration,
+                on: eventLoop,
+                patience: patience
+            )
+            // The handshake gets what is left of the patience.
+            let left = max(patience - (.now - started), .milliseconds(100))
+            privateConfiguration.options.connectTimeout = .nanoseconds(Int64(left.seconds * 1e9))
+            connecting = wait(
+                PostgresConnection.connect(
+                    on: eventLoop,
+                    configuration: privateConfiguration,
+                    id: Self.connectionIDs.add(1, ordering: .relaxed).newValue,
+                    logger: Self.logger
+                ),
+                timeout: left + .seconds(1)
+            )
+        } catch {
+            connecting = .failure(error)
+        }
         let connection: PostgresConnection
         switch connecting {
         case .success(let made):

@@ -189,6 +189,39 @@ struct AttackTests {
         #expect(check.value(forKey: "first") == .integer(1))
     }
 
+    /// A child process the program starts does not keep the store's connections open.
+    ///
+    /// A child started with `posix_spawn`, `system` or `fork` and `exec` gets every descriptor that is not
+    /// close-on-exec. The store's sockets are, so a connection the store closes (after a timeout, or when the
+    /// store goes away) ends at the server at once, child or no child: an abandoned session never keeps a
+    /// transaction, or a lock granted to it, alive.
+    @Test("a child process started while the store is connected does not keep its connection open")
+    func childProcessDoesNotHoldTheConnection() async throws {
+        let cluster = try Fixture.cluster()
+        let database = try cluster.createDatabase("inherit")
+        let sessions = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
+        var store: PostgresStore? = try PostgresStore(
+            url: cluster.url(database: database),
+            suite: Fixture.suite("inherit"),
+            options: Fixture.options()
+        )
+        #expect(store?.value(forKey: "absent") == nil)
+        #expect(try cluster.psql(sessions) == "1")
+        let child = try ChildProcess("/bin/sleep", ["60"], inheritingDescriptors: true)
+        defer {
+            child.signal(SIGKILL)
+            _ = child.waitBlocking()
+            child.removeFiles()
+        }
+        store = nil
+        var open = "1"
+        for _ in 0..<100 where open != "0" {
+            try await Task.sleep(for: .milliseconds(50))
+            open = try cluster.psql(sessions)
+        }
+        #expect(open == "0", "the server still had \(open) session(s) of the closed store 5 seconds later")
+    }
+
     /// Whether, within 30 seconds, the cluster shows a session in `database` (other than the one asking)
     /// matching `condition`.
     private func sessionAppears(in database: String, where condition: String, on cluster: PostgresCluster)

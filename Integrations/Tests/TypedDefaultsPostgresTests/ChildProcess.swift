@@ -13,8 +13,15 @@ struct ChildProcess: Sendable {
     let outputPath: String
     let errorPath: String
 
-    /// Starts `path` with `arguments` and `environment` (the parent's when `nil`).
-    init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// Starts `path` with `arguments` and `environment` (the parent's when `nil`); with
+    /// `inheritingDescriptors`, the child also gets every descriptor of this process not marked close-on-exec,
+    /// as one started with `system` or a plain `posix_spawn` does.
+    init(
+        _ path: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        inheritingDescriptors: Bool = false
+    ) throws {
         let base = NSTemporaryDirectory() + "typed-defaults-child-\(UUID().uuidString)"
         outputPath = base + ".out"
         errorPath = base + ".err"
@@ -37,14 +44,19 @@ struct ChildProcess: Sendable {
         // The child gets its three streams and nothing else. Tests run side by side in this process, and a
         // child that inherited their server connections would keep each open after its test closes it: the
         // server would then see no client leave, and a session waiting for a lock would hold it once granted.
-        #if canImport(Darwin)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
-        #else
-        guard let closeFrom = Self.closeFrom else {
-            throw POSIXError(.ENOSYS, userInfo: [NSLocalizedDescriptionKey: "posix_spawn needs glibc 2.34 or later"])
+        if !inheritingDescriptors {
+            #if canImport(Darwin)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+            #else
+            guard let closeFrom = Self.closeFrom else {
+                throw POSIXError(
+                    .ENOSYS,
+                    userInfo: [NSLocalizedDescriptionKey: "posix_spawn needs glibc 2.34 or later"]
+                )
+            }
+            _ = closeFrom(&actions, 3)
+            #endif
         }
-        _ = closeFrom(&actions, 3)
-        #endif
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let pairs = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]

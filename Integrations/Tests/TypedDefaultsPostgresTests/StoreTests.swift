@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Synchronization
 import Testing
 import TypedDefaults
@@ -45,6 +46,25 @@ struct StoreTests {
         #expect(try cluster.psql("SELECT count(*) FROM typed_defaults WHERE suite = 'nothing'") == "0")
         let escaped = suite.replacingOccurrences(of: "'", with: "''")
         #expect(try cluster.psql("SELECT count(*) FROM typed_defaults WHERE suite = '\(escaped)'") == "2")
+    }
+
+    /// A configuration with a Unix socket path (a server on the same machine, without TCP) works as one with a
+    /// host does: the store opens that socket itself, as it does its TCP sockets.
+    @Test("a store reaches the server through its Unix socket")
+    func unixSocket() throws {
+        let cluster = try Fixture.cluster()
+        let suite = Fixture.suite("unix")
+        let configuration = PostgresConnection.Configuration(
+            unixSocketPath: cluster.directory.appendingPathComponent(".s.PGSQL.\(cluster.port)").path,
+            username: PostgresCluster.user,
+            password: nil,
+            database: "postgres"
+        )
+        let local = try PostgresStore(configuration: configuration, suite: suite, options: Fixture.options())
+        _ = try local.apply(DefaultsBatch(writes: ["path": .string("unix")]))
+        try local.flush()
+        let overTCP = try Fixture.store(cluster, suite: suite)
+        #expect(overTCP.value(forKey: "path") == .string("unix"))
     }
 
     @Test("a NUL character, which PostgreSQL text cannot hold, is a typed error")

@@ -2,9 +2,12 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -40,6 +43,7 @@ enum PrivateSocket {
         do {
             channel = try ClientBootstrap(group: eventLoop).withConnectedSocket(descriptor).wait()
         } catch {
+            // NIO owns the descriptor from here, and closes it when it fails to take it on.
             throw .unreachable("the connected socket could not be used: \(error)")
         }
         var connected = PostgresConnection.Configuration(
@@ -60,39 +64,89 @@ enum PrivateSocket {
     private static func descriptor(connectedToHost host: String, port: Int, within patience: Duration) throws(LinkError)
         -> CInt
     {
+        let deadline = ContinuousClock.now + patience
+        let addresses = try addresses(of: host, port: port, until: deadline)
+        var failures: [String] = []
+        for (index, address) in addresses.enumerated() {
+            // An equal share of the time left, and at least the first 250 ms of it (when NIO's Happy Eyeballs
+            // starts its next attempt): an address that never answers leaves time for the next, and a slow but
+            // working first one is not cut short.
+            let left = deadline - .now
+            let share = max(left / (addresses.count - index), min(left, .milliseconds(250)))
+            let attempt = address.bytes.withUnsafeBytes { raw in
+                Result { () throws(LinkError) in
+                    try descriptor(
+                        family: address.family,
+                        connectedTo: raw.baseAddress!.assumingMemoryBound(to: sockaddr.self),
+                        length: socklen_t(raw.count),
+                        until: .now + share
+                    )
+                }
+            }
+            switch attempt {
+            case .success(let descriptor): return descriptor
+            case .failure(let error): failures.append("\(address.shown): \(error.reason)")
+            }
+        }
+        throw .unreachable(failures.isEmpty ? "\(host) has no address" : failures.joined(separator: "; "))
+    }
+
+    /// One address a host name resolved to, copied out of `getaddrinfo`'s list.
+    private struct Address: Sendable {
+        let family: CInt
+        let bytes: [UInt8]
+        let shown: String
+    }
+
+    /// The addresses of `host`, looked up by `deadline`.
+    ///
+    /// `getaddrinfo` has no timeout of its own (a resolver that does not answer holds it for 5 s per try and per
+    /// server), so a name is looked up on a thread of its own and the caller waits only until the deadline; an
+    /// answer that comes later is dropped. An address written as one needs no lookup.
+    private static func addresses(of host: String, port: Int, until deadline: ContinuousClock.Instant)
+        throws(LinkError) -> [Address]
+    {
+        if isIPAddress(host) { return try resolve(host, port: port).get() }
+        let answer = Mutex<Result<[Address], LinkError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let result = resolve(host, port: port)
+            answer.withLock { $0 = result }
+            done.signal()
+        }
+        let wait = max(deadline - .now, .zero)
+        guard done.wait(timeout: .now() + .nanoseconds(Int(wait.seconds * 1e9))) == .success,
+            let result = answer.withLock({ $0 })
+        else {
+            throw .unreachable("\(host) did not resolve within \(wait)")
+        }
+        return try result.get()
+    }
+
+    private static func resolve(_ host: String, port: Int) -> Result<[Address], LinkError> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamType
         var found: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &found)
         guard status == 0, let found else {
-            throw .unreachable("\(host) does not resolve: \(String(cString: gai_strerror(status)))")
+            let detail = status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status))
+            return .failure(.unreachable("\(host) does not resolve: \(detail)"))
         }
         defer { freeaddrinfo(found) }
-        var addresses: [addrinfo] = []
+        var addresses: [Address] = []
         var candidate: UnsafeMutablePointer<addrinfo>? = found
-        while let address = candidate?.pointee {
-            if address.ai_addr != nil { addresses.append(address) }
-            candidate = address.ai_next
+        while let entry = candidate?.pointee {
+            candidate = entry.ai_next
+            guard let address = entry.ai_addr else { continue }
+            var text = [CChar](repeating: 0, count: 64)
+            let shown =
+                getnameinfo(address, entry.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0
+                ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : host
+            let bytes = Array(UnsafeRawBufferPointer(start: address, count: Int(entry.ai_addrlen)))
+            addresses.append(Address(family: entry.ai_family, bytes: bytes, shown: shown))
         }
-        let deadline = ContinuousClock.now + patience
-        var failure = LinkError.unreachable("\(host) has no address")
-        for (index, address) in addresses.enumerated() {
-            // Each address gets an equal share of the time left, so that one that never answers (an IPv6 route
-            // to nowhere, say) leaves time for the next.
-            let share = (deadline - .now) / (addresses.count - index)
-            do throws(LinkError) {
-                return try descriptor(
-                    family: address.ai_family,
-                    connectedTo: address.ai_addr,
-                    length: address.ai_addrlen,
-                    until: .now + share
-                )
-            } catch {
-                failure = error
-            }
-        }
-        throw failure
+        return .success(addresses)
     }
 
     private static func descriptor(connectedToPath path: String, within patience: Duration) throws(LinkError) -> CInt {
@@ -119,17 +173,7 @@ enum PrivateSocket {
         length: socklen_t,
         until deadline: ContinuousClock.Instant
     ) throws(LinkError) -> CInt {
-        #if canImport(Darwin)
-        // Darwin has no SOCK_CLOEXEC: the flag is set right after, and a fork in between would still copy it.
-        let descriptor = socket(family, streamType, 0)
-        if descriptor >= 0 {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
-        #else
-        let descriptor = socket(family, streamType | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        #endif
-        guard descriptor >= 0 else { throw .unreachable("no socket: \(String(cString: strerror(errno)))") }
+        let descriptor = try privateSocket(family)
         var failure: CInt = 0
         if connect(descriptor, address, length) != 0 {
             failure = errno
@@ -144,6 +188,29 @@ enum PrivateSocket {
             )
         }
         return descriptor
+    }
+
+    /// A new non-blocking, close-on-exec stream socket of `family`.
+    private static func privateSocket(_ family: CInt) throws(LinkError) -> CInt {
+        #if canImport(Darwin)
+        // Darwin has no SOCK_CLOEXEC: the flag is set right after, and a fork in that instant would still copy
+        // the socket.
+        let descriptor = socket(family, streamType, 0)
+        guard descriptor >= 0 else { throw .unreachable("no socket: \(String(cString: strerror(errno)))") }
+        let flags = fcntl(descriptor, F_GETFL)
+        guard fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0, flags >= 0,
+            fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0
+        else {
+            let code = errno
+            close(descriptor)
+            throw .unreachable("the socket could not be made close-on-exec: \(String(cString: strerror(code)))")
+        }
+        return descriptor
+        #else
+        let descriptor = socket(family, streamType | privateFlags, 0)
+        guard descriptor >= 0 else { throw .unreachable("no socket: \(String(cString: strerror(errno)))") }
+        return descriptor
+        #endif
     }
 
     /// Waits for a connect in progress; returns 0 or the error it ended with.
@@ -171,6 +238,10 @@ enum PrivateSocket {
 
     #if canImport(Glibc)
     private static let streamType = Int32(SOCK_STREAM.rawValue)
+    private static let privateFlags = Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+    #elseif canImport(Musl)
+    private static let streamType = SOCK_STREAM
+    private static let privateFlags = SOCK_CLOEXEC | SOCK_NONBLOCK
     #else
     private static let streamType = SOCK_STREAM
     #endif

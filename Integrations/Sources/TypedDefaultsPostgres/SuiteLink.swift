@@ -398,15 +398,15 @@ final class SuiteLink: Sendable {
             // The handshake gets what is left of the patience.
             let left = max(patience - (.now - started), .milliseconds(100))
             privateConfiguration.options.connectTimeout = .nanoseconds(Int64(left.seconds * 1e9))
-            connecting = wait(
-                PostgresConnection.connect(
-                    on: eventLoop,
-                    configuration: privateConfiguration,
-                    id: Self.connectionIDs.add(1, ordering: .relaxed).newValue,
-                    logger: Self.logger
-                ),
-                timeout: left + .seconds(1)
+            let made = PostgresConnection.connect(
+                on: eventLoop,
+                configuration: privateConfiguration,
+                id: Self.connectionIDs.add(1, ordering: .relaxed).newValue,
+                logger: Self.logger
             )
+            connecting = wait(made, timeout: left + .seconds(1))
+            // A connection that arrives after the wait gave up is nobody's: closed, not left open at the server.
+            if case .failure = connecting { made.whenSuccess { $0.closeSoon() } }
         } catch {
             connecting = .failure(error)
         }
@@ -439,9 +439,16 @@ final class SuiteLink: Sendable {
             connection.closeSoon()
             throw error
         }
-        link.withLock { link in
+        let stopped = link.withLock { link in
+            guard !link.stopped else { return true }
             link.connection = connection
             link.unreachableSince = nil
+            return false
+        }
+        guard !stopped else {
+            // The store was closed while this connected: ``stop()`` saw no connection to close.
+            connection.closeSoon()
+            throw .unreachable("the store was closed")
         }
         // Now, not later on the worker: a short-lived process (a command-line tool) may exit right after reading.
         saveCopy()

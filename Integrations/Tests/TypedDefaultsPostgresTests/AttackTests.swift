@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -195,13 +196,35 @@ struct AttackTests {
     /// close-on-exec. The store's sockets are, so a connection the store closes (after a timeout, or when the
     /// store goes away) ends at the server at once, child or no child: an abandoned session never keeps a
     /// transaction, or a lock granted to it, alive.
-    @Test("a child process started while the store is connected does not keep its connection open")
-    func childProcessDoesNotHoldTheConnection() async throws {
+    @Test(
+        "a child process started while the store is connected does not keep its connection open",
+        arguments: [false, true]
+    )
+    func childProcessDoesNotHoldTheConnection(overUnixSocket: Bool) async throws {
         let cluster = try Fixture.cluster()
         let database = try cluster.createDatabase("inherit")
-        let sessions = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
+        let sessions = """
+            SELECT count(*) FROM pg_stat_activity
+            WHERE datname = '\(database)' AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+            """
+        let configuration =
+            overUnixSocket
+            ? PostgresConnection.Configuration(
+                unixSocketPath: cluster.unixSocketPath,
+                username: PostgresCluster.user,
+                password: nil,
+                database: database
+            )
+            : PostgresConnection.Configuration(
+                host: "127.0.0.1",
+                port: cluster.port,
+                username: PostgresCluster.user,
+                password: nil,
+                database: database,
+                tls: .disable
+            )
         var store: PostgresStore? = try PostgresStore(
-            url: cluster.url(database: database),
+            configuration: configuration,
             suite: Fixture.suite("inherit"),
             options: Fixture.options()
         )

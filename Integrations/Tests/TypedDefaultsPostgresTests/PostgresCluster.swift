@@ -30,6 +30,9 @@ final class PostgresCluster: Sendable {
         "postgres://\(Self.user)\(password.map { ":\($0)" } ?? "")@127.0.0.1:\(port)/\(database)"
     }
 
+    /// The path of the server's Unix socket.
+    var unixSocketPath: String { directory.appendingPathComponent(".s.PGSQL.\(port)").path }
+
     /// A new empty database, for a test that must see what happens before the tables exist, or that watches
     /// the server's sessions without another test's in view.
     func createDatabase(_ label: String) throws(ClusterError) -> String {

@@ -55,7 +55,7 @@ struct StoreTests {
         let cluster = try Fixture.cluster()
         let suite = Fixture.suite("unix")
         let configuration = PostgresConnection.Configuration(
-            unixSocketPath: cluster.directory.appendingPathComponent(".s.PGSQL.\(cluster.port)").path,
+            unixSocketPath: cluster.unixSocketPath,
             username: PostgresCluster.user,
             password: nil,
             database: "postgres"
@@ -65,6 +65,42 @@ struct StoreTests {
         try local.flush()
         let overTCP = try Fixture.store(cluster, suite: suite)
         #expect(overTCP.value(forKey: "path") == .string("unix"))
+    }
+
+    /// A host given by name is looked up, and each of its addresses tried in turn: `localhost` is `::1` and
+    /// `127.0.0.1`, and the server listens on the second only.
+    @Test("a host name is looked up and each of its addresses tried")
+    func hostName() throws {
+        let cluster = try Fixture.cluster()
+        let suite = Fixture.suite("name")
+        let named = try PostgresStore(
+            url: "postgres://\(PostgresCluster.user)@localhost:\(cluster.port)/postgres",
+            suite: suite,
+            options: Fixture.options()
+        )
+        _ = try named.apply(DefaultsBatch(writes: ["host": .string("localhost")]))
+        try named.flush()
+        #expect(try Fixture.store(cluster, suite: suite).value(forKey: "host") == .string("localhost"))
+    }
+
+    /// When no address of a host answers, the error names each address and what it said.
+    @Test("an error names each address that was tried")
+    func unreachableAddressesAreNamed() throws {
+        let unused = try Fixture.closedPort()
+        let store = try PostgresStore(
+            url: "postgres://\(PostgresCluster.user)@localhost:\(unused)/postgres",
+            suite: Fixture.suite("refused"),
+            options: Fixture.options(retryLimit: .milliseconds(300))
+        )
+        _ = try store.apply(DefaultsBatch(writes: ["k": .integer(1)]))
+        var message = ""
+        do {
+            try store.flush()
+        } catch {
+            message = "\(error)"
+        }
+        #expect(message.contains("127.0.0.1:"), "\(message)")
+        #expect(message.localizedCaseInsensitiveContains("refused"), "\(message)")
     }
 
     @Test("a NUL character, which PostgreSQL text cannot hold, is a typed error")

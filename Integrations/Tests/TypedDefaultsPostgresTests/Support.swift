@@ -16,6 +16,30 @@ enum Fixture {
         "\(label)-\(UUID().uuidString.prefix(8))"
     }
 
+    /// A TCP port on 127.0.0.1 where nothing listens: one the system just gave out and this closed.
+    static func closedPort() throws -> Int {
+        let descriptor = socket(AF_INET, socketStream, 0)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    #if canImport(Glibc)
+    private static let socketStream = Int32(SOCK_STREAM.rawValue)
+    #else
+    private static let socketStream = SOCK_STREAM
+    #endif
+
     /// A new empty directory under the temporary directory.
     static func directory() -> URL {
         let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("typed-defaults-test-\(UUID())")

@@ -216,9 +216,14 @@ public final class FileStore: DefaultsStore {
     /// The image may be newer than the values (it is set before them), never the other way round, so the
     /// two belong together exactly when their versions match.
     func readingBasis() -> SuiteFile.Basis? {
-        guard let (image, version) = image.withLock({ $0 }), let xml = image.xml else { return nil }
-        return state.withLock { state in
-            state.loaded && state.problem == nil && state.version == version ? (xml, state.stored) : nil
+        // Both locks are taken on every call, the first load's included: a debug build makes the metadata of
+        // each call's generic types on its first run, under a lock of Swift's runtime, and a child forked
+        // without exec must never be the first to run a line (another thread may have held that lock at the
+        // fork, and the child would wait for it for good).
+        let held = image.withLock { $0 }
+        return state.withLock { state -> SuiteFile.Basis? in
+            guard let (image, version) = held, let xml = image.xml else { return nil }
+            return state.loaded && state.problem == nil && state.version == version ? (xml, state.stored) : nil
         }
     }
 

@@ -23,6 +23,11 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         Int(truncatingIfNeeded: next().multipliedFullWidth(by: UInt64(bound)).high)
     }
 
+    /// A number in `0..<bound`, for bounds past 32-bit `Int` (watchOS).
+    public mutating func below(_ bound: UInt64) -> UInt64 {
+        next().multipliedFullWidth(by: bound).high
+    }
+
     /// `true` with probability `percent`/100.
     public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
@@ -176,7 +181,7 @@ public enum GeneratedValues {
             // Whole seconds: a <date> keeps no more. From 0001-01-01 to 9999-12-31, Python's range.
             let extremes: [Double] = [0, -63_113_904_000, 252_423_993_599, -978_307_200, 1]
             let seconds =
-                random.chance(30) ? random.pick(extremes) : Double(random.below(6_311_390_400)) - 3_155_695_200
+                random.chance(30) ? random.pick(extremes) : Double(random.below(UInt64(6_311_390_400))) - 3_155_695_200
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case 5:
             let count = random.chance(10) ? 5000 : random.below(80)
@@ -278,7 +283,7 @@ public enum GeneratedValues {
         case .unsignedInteger(let number): ["i", String(number)]
         case .double(let number): ["r", number.isNaN ? "nan" : String(number.bitPattern, radix: 16)]
         case .data(let data): ["d", data.base64EncodedString()]
-        case .date(let date): ["t", Int(date.timeIntervalSince1970.rounded(.down))]
+        case .date(let date): ["t", Int64(date.timeIntervalSince1970.rounded(.down))]
         case .array(let items): ["a", items.map(jsonForm)]
         case .dictionary(let entries):
             [

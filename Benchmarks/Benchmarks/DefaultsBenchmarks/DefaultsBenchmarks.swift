@@ -1,3 +1,4 @@
+#if os(Linux)
 import Benchmark
 import Foundation
 import TypedDefaults
@@ -401,3 +402,9 @@ func suiteBenchmark<State>(
         }
     }
 }
+#else
+// TypedDefaults' file store exists on Linux only: on Apple platforms suites live in Foundation's UserDefaults (Docs/Platforms.md).
+import Benchmark
+
+let benchmarks: @Sendable () -> Void = {}
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Benchmark
 import Dispatch
 import Foundation
@@ -176,3 +177,4 @@ func registerObservationBenchmarks(smoke: Bool) {
         idleFixture?.remove()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Benchmark
 import Foundation
 import TypedDefaults
@@ -267,3 +268,4 @@ private func registerMixedOperationsBenchmark(smoke: Bool) {
         }
     }
 }
+#endif

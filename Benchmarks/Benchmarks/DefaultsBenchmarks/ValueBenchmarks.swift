@@ -1,3 +1,4 @@
+#if os(Linux)
 import Benchmark
 import Foundation
 import TypedDefaults
@@ -560,3 +561,4 @@ private func registerCodableAndEnumBenchmarks(reads: Benchmark.Configuration, wr
         try suite.verifyFile("mode", expected: state.last.rawValue) { $0 as? String == state.last.rawValue }
     }
 }
+#endif

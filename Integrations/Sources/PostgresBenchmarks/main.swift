@@ -6,6 +6,7 @@
 // The restart command (run with /bin/sh, such as `pg_ctl -D DIR -m fast -w restart`) is for the catch-up figure;
 // without it that figure is skipped. Modify throughput runs `fleet-settings` processes from the same build folder.
 
+#if os(Linux)
 import Foundation
 import Synchronization
 import TypedDefaults
@@ -41,7 +42,7 @@ func report(_ name: String, _ value: String) {
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
-    sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]  // portability: below `sorted.count`
 }
 
 let count = Key<Int>("count", default: 0)
@@ -192,3 +193,7 @@ if let restartCommand {
 
 try? FileManager.default.removeItem(at: scratch)
 exit(0)
+#else
+// TypedDefaults' file store exists on Linux only: on Apple platforms suites live in Foundation's UserDefaults (Docs/Platforms.md).
+print("PostgresBenchmarks compares PostgresStore with the Linux file store; run it on Linux.")
+#endif

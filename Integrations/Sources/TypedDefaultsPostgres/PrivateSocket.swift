@@ -115,7 +115,7 @@ enum PrivateSocket {
             done.signal()
         }
         let wait = max(deadline - .now, .zero)
-        guard done.wait(timeout: .now() + .nanoseconds(Int(wait.seconds * 1e9))) == .success,
+        guard done.wait(timeout: .now() + wait.seconds) == .success,
             let result = answer.withLock({ $0 })
         else {
             throw .unreachable("\(host) did not resolve within \(wait)")

@@ -311,7 +311,10 @@ struct Parser {
             decoded.append(contentsOf: String(scalar).utf8)
             index = semicolon + 1
         }
-        guard let string = String(validating: decoded, as: UTF8.self) else { return nil }
+        // `String(validating:as:)` needs macOS 15 / iOS 18: decoding repairs ill-formed UTF-8, so the bytes
+        // come back unchanged exactly when they were valid.
+        let string = String(decoding: decoded, as: UTF8.self)
+        guard string.utf8.elementsEqual(decoded) else { return nil }
         // Foundation drops a leading U+FEFF.
         if string.unicodeScalars.first == "\u{FEFF}" { return nil }
         return string

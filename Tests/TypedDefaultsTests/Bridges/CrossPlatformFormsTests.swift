@@ -344,10 +344,13 @@ private struct MacUserDefaults {
     func object(forKey key: String) -> Any? { values[key] }
 
     func integer(forKey key: String) -> Int {
-        if let text = values[key] as? String { return Int(text) ?? Int(Double(text)?.rounded(.down) ?? 0) }
+        // `Int(exactly:)`: a number past `Int`'s range (32 bits on watchOS) reads as 0 here, not a trap.
+        if let text = values[key] as? String {
+            return Int(text) ?? Int(exactly: Double(text)?.rounded(.down) ?? 0) ?? 0
+        }
         guard let number = values[key] as? NSNumber else { return 0 }
         let type = String(cString: number.objCType)
-        if type == "d" || type == "f" { return Int(number.doubleValue.rounded(.down)) }
+        if type == "d" || type == "f" { return Int(exactly: number.doubleValue.rounded(.down)) ?? 0 }
         return number.intValue
     }
 

@@ -184,3 +184,42 @@ extension Hostile {
         }
     }
 }
+
+/// Where the platforms differ at shutdown (Docs/Platforms.md): Apple platforms' storage path catches no signal,
+/// so a store of the program's own (one on a server) loses what it holds back to a default-action SIGTERM there,
+/// and keeps it at exit and through `DefaultsShutdown.flushAll()`, as on Linux. Runs in the build that stores
+/// through `UserDefaults`; the Linux side is ``Hostile/SignalTests/ownStore(ending:)``.
+extension Hostile {
+    @Suite(
+        "Hostile: signals on Apple platforms' storage path",
+        .enabled(if: storesThroughFoundation, "the Linux file store's build catches the signal: see SignalTests")
+    )
+    struct UserDefaultsPathSignalTests {
+        @Test(
+            "a store of the program's own loses its pending write to a default-action signal, keeps it at exit",
+            arguments: ["SIGTERM", "exit", "flushAll"]
+        )
+        func ownStore(ending: String) throws {
+            let directory = TemporaryConfigDirectory()
+            let file = directory.url.appendingPathComponent("server.json")
+            let command = ["SIGTERM": "own-store-pending", "exit": "own-store-exit"][ending] ?? "own-store-flush-all"
+            let child = try Helper.start([command, file.path, "k", ending], configDirectory: directory.url)
+            try #require(child.waitForOutput(containing: "written"))
+            if ending == "SIGTERM" { kill(child.process.processIdentifier, SIGTERM) }
+            try #require(eventually(within: .seconds(30), { !child.process.isRunning }))
+            child.process.waitUntilExit()
+            let saved = (try? Data(contentsOf: file))
+                .flatMap {
+                    try? JSONSerialization.jsonObject(with: $0) as? [String: String]
+                }
+            if ending == "SIGTERM" {
+                #expect(child.process.terminationReason == .uncaughtSignal)
+                #expect(child.process.terminationStatus == SIGTERM)
+                #expect(saved?["k"] == nil, "nothing catches the signal on this path, so nothing flushes")
+            } else {
+                #expect(child.process.terminationStatus == 0)
+                #expect(saved == ["k": ending])
+            }
+        }
+    }
+}

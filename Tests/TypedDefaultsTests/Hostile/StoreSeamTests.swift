@@ -70,7 +70,10 @@ private final class HookedStore: DefaultsStore {
             counts.mostRunning = max(counts.mostRunning, counts.running)
         }
         defer { probe.counts.withLock { $0.running -= 1 } }
-        try probe.hooks.withLock { $0.onFlush }()
+        // The hooks, not the closure, come out of the lock: a typed-throws function type as a generic
+        // argument needs the runtime of macOS 15 / iOS 18.
+        let hooks = probe.hooks.withLock { $0 }
+        try hooks.onFlush()
         probe.counts.withLock { $0.flushed = state }
     }
 }

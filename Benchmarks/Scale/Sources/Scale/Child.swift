@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import TypedDefaults
 
@@ -189,3 +190,4 @@ enum Child {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }
+#endif

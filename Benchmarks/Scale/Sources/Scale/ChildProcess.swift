@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// A child process of this executable, as the parent sees it.
@@ -142,3 +143,4 @@ extension [String: String] {
         return value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import TypedDefaults
 
@@ -95,3 +96,4 @@ func operationsNote(_ options: Options) -> String {
     options.sizes.map { "\(options.durableOperations(size: $0)) at \($0.formatted()) keys" }
         .joined(separator: ", ")
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import TypedDefaults
 
@@ -57,3 +58,4 @@ func measureFanOut(_ workspace: Workspace, options: Options, report: Report) thr
     try adapter.flush()
     try suite.verify(["k": value])
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// 1. Open + first read in a new process: this executable started again as a child that opens the suite, reads
@@ -41,3 +42,4 @@ func measureFirstRead(_ workspace: Workspace, options: Options, report: Report) 
     // Nothing wrote to the suite: the children only read it.
     try suite.verify(["k": Seed.k])
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// The command line.
@@ -118,3 +119,4 @@ struct Options {
     /// Observers of other keys in the fan-out measurement.
     let fanOutObservers = 1_000
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// 5. Peak memory: a child process opens the suite, reads "k", writes it once and makes it durable, and reports
@@ -45,3 +46,4 @@ func measurePeakMemory(_ workspace: Workspace, options: Options, report: Report)
     try typedSuite.verify(["k": typedValue])
     try rawSuite.verify(["k": rawValue])
 }
+#endif

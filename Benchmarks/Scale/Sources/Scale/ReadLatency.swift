@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import TypedDefaults
 
@@ -186,3 +187,4 @@ private func involuntarySwitches() -> Int {
     #endif
     return usage.ru_nivcsw
 }
+#endif

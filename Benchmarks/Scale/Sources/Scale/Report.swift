@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// What a row's numbers are: how they print, and the units its thresholds may use.
@@ -197,3 +198,4 @@ func commandLine() -> String {
     }
     return "(cd \(FileManager.default.currentDirectoryPath) && " + arguments.joined(separator: " ") + ")"
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// Whole-file operations of TypedDefaults at every suite size, beside raw Foundation `UserDefaults` (issue 12).
@@ -77,3 +78,12 @@ enum ScaleBenchmark {
         }
     }
 }
+#else
+// TypedDefaults' file store exists on Linux only: on Apple platforms suites live in Foundation's UserDefaults (Docs/Platforms.md).
+@main
+enum ScaleBenchmark {
+    static func main() {
+        print("Scale measures the Linux file store beside Linux Foundation; nothing to measure here.")
+    }
+}
+#endif

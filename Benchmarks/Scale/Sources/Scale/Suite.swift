@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import TypedDefaults
 
@@ -118,3 +119,4 @@ enum Keys {
     /// The key another process writes during the read-latency measurement.
     static let other = Key<Int>("c", default: 0)
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// A failure that ends the run with exit status 1.
@@ -125,3 +126,4 @@ struct ResourceUsage {
 func printError(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// A target of issue 12, from `thresholds.json`: a row's ratio (TypedDefaults / raw) or its TypedDefaults figure,
@@ -90,3 +91,4 @@ enum Thresholds {
         return (marks, misses)
     }
 }
+#endif

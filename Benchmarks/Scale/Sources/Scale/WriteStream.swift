@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 
 /// 6. The CPU time a steady stream of writes costs: a child process writes "k" once a millisecond for
@@ -24,3 +25,4 @@ func measureWriteStream(_ workspace: Workspace, options: Options, report: Report
             + "CPU time over the stream and its final flush, nothing subtracted."
     )
 }
+#endif

@@ -116,17 +116,23 @@ struct SuiteOptions: ParsableArguments {
     @Option(help: "The suite's name; its file is <directory>/<suite>.plist.")
     var suite = "com.example.settings-tool"
 
-    @Option(help: "The directory of the suite's file (default: $XDG_CONFIG_HOME, else ~/.config).")
+    @Option(help: "The directory of the suite's file (default: $XDG_CONFIG_HOME, else ~/.config). Linux only.")
     var directory: String?
 
     func open() throws -> Settings {
         // `.ignored`: this tool's own arguments (`set volume 0.8`) must not be read as `-key value` overrides.
-        try DefaultsAdapter(
+        #if os(Linux)
+        return try DefaultsAdapter(
             suiteName: suite,
             directory: directory.map { URL(fileURLWithPath: $0, isDirectory: true) },
             keyStore: DefaultsKeys(),
             launchArguments: .ignored
         )
+        #else
+        // On Apple platforms the suite lives in UserDefaults, which picks its own place for it.
+        if directory != nil { throw ValidationError("--directory is for Linux; here suites live in UserDefaults") }
+        return try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)
+        #endif
     }
 }
 

@@ -146,7 +146,7 @@ enum ShutdownSignals {
         }
         // From before the thread starts: what `body` waits for inside (another process's lock, at most as
         // long) never outlasts the bound.
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let deadline = ContinuousClock.now + .seconds(seconds)
         let (readEnd, writeEnd) = (ends[0], ends[1])
         for end in [readEnd, writeEnd] { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let started = BackgroundWork.startThread {

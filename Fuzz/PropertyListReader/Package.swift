@@ -5,8 +5,9 @@ import PackageDescription
 // package compiles the library's sources itself (Sources/TypedDefaults is a link to them) instead of
 // depending on the library. Build and run it with Fuzz/run.
 //
-// macOS only among Apple platforms: libFuzzer runs where a command line does. The library's floor and its
-// Foundation-storage define are the root package's, so the sources compile here exactly as they do there.
+// macOS only among Apple platforms: libFuzzer runs where a command line does, with a swift.org toolchain (Xcode's
+// has no libFuzzer). The library's floor and its Foundation-storage define are the root package's, so the sources
+// compile here exactly as they do there.
 let package = Package(
     name: "PropertyListReaderFuzz",
     platforms: [.macOS(.v14)],

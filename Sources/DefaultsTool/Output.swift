@@ -10,6 +10,18 @@ enum Output {
         return oldStyle(value, level: 0)
     }
 
+    /// A dictionary given as pairs, in their order, as `text(_:)` prints one: for names that must stay apart
+    /// even when `String` takes them to be equal (a domain's NFC and NFD spellings).
+    static func text(entries: [(String, PropertyListValue)]) -> String {
+        let lines = entries.map { "    " + quotedIfNeeded($0.0) + " = " + oldStyle($0.1, level: 1) + ";\n" }
+        return "{\n" + lines.joined() + "}"
+    }
+
+    /// A JSON object given as pairs, in their order (see ``text(entries:)``).
+    static func json(entries: [(String, PropertyListValue)]) -> String {
+        "{" + entries.map { quotedJSON($0.0) + ":" + json($0.1) }.joined(separator: ",") + "}"
+    }
+
     static func json(_ value: PropertyListValue) -> String {
         switch value {
         case .string(let string): return quotedJSON(string)

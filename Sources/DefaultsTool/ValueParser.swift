@@ -60,9 +60,47 @@ struct ValueParser {
     private mutating func parseOne() throws(ToolError) -> PropertyListValue {
         guard let first = arguments.popFirst() else { throw .usage("a value is missing") }
         let typeFlags = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data"]
-        guard typeFlags.contains(first) else { return PropertyListValue.plain(first) }
+        guard typeFlags.contains(first) else {
+            try Self.checkNesting(first)
+            return PropertyListValue.plain(first)
+        }
         guard let text = arguments.popFirst() else { throw .usage("\(first) needs a value") }
         return try Self.typed(first, text)
+    }
+
+    /// Refuses property-list text nested deeper than a value may be: Foundation's parser gives up on it at some
+    /// depth, and the text would otherwise be stored as a plain string without a word.
+    static func checkNesting(_ text: String) throws(ToolError) {
+        var depth = 0
+        var deepest = 0
+        var quoted = false
+        var escaped = false
+        for byte in text.utf8 {
+            if quoted {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    quoted = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): quoted = true
+            case UInt8(ascii: "("), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: ")"), UInt8(ascii: "}"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        guard deepest > PropertyListValue.maximumDepth else { return }
+        throw ToolError(
+            status: .invalidValue,
+            message: "the value is nested \(deepest) levels deep; a stored value holds at most "
+                + "\(PropertyListValue.maximumDepth)"
+        )
     }
 
     /// A value of the type `flag` names, read by the library's text rules (the rules launch arguments follow).

@@ -115,7 +115,9 @@ func domains() throws(ToolError) -> [String] {
         throw ToolError(error)
     }
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    return names.filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.map { String($0.dropLast(6)) }.sorted()
+    // Two spellings of one name (NFC and NFD), which `String` orders as equal, in the order of their bytes.
+    return names.filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.map { String($0.dropLast(6)) }
+        .sorted { $0 < $1 || ($0 == $1 && $0.utf8.lexicographicallyPrecedes($1.utf8)) }
     #endif
 }
 
@@ -142,9 +144,10 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
     case "read":
         try expect(0...2, "[domain [key]]")
         if operands.isEmpty {
-            var all: [String: PropertyListValue] = [:]
-            for domain in try domains() { all[domain] = .dictionary(try existing(domain).storedValues()) }
-            print(.dictionary(all), json: json)
+            // A list of pairs, not a dictionary: two spellings of one name (NFC and NFD) are two domains.
+            var all: [(String, PropertyListValue)] = []
+            for domain in try domains() { all.append((domain, .dictionary(try existing(domain).storedValues()))) }
+            say(json ? Output.json(entries: all) : Output.text(entries: all))
         } else if operands.count == 1 {
             print(.dictionary(try existing(operands[0]).storedValues()), json: json)
         } else {
@@ -223,18 +226,19 @@ func run(_ arguments: [String], json: Bool) throws(ToolError) {
     case "find":
         try expect(1...1, "word")
         let word = operands[0].lowercased()
-        var found: [String: PropertyListValue] = [:]
+        // Pairs in the domains' order, not a dictionary: two spellings of one name are two domains.
+        var found: [(String, PropertyListValue)] = []
         for domain in try domains() {
             let matches = try existing(domain).storedValues()
                 .filter { key, value in
                     key.lowercased().contains(word) || Output.text(value).lowercased().contains(word)
                 }
-            if !matches.isEmpty { found[domain] = .dictionary(matches) }
+            if !matches.isEmpty { found.append((domain, .dictionary(matches))) }
         }
         if json {
-            say(Output.json(.dictionary(found)))
+            say(Output.json(entries: found))
         } else {
-            for (domain, matches) in found.sorted(by: { $0.key < $1.key }) {
+            for (domain, matches) in found {
                 say("Found in domain \(String(reflecting: domain)): " + Output.text(matches, topLevel: false))
             }
             if found.isEmpty { say("Found no key or value containing \(String(reflecting: operands[0]))") }
@@ -313,7 +317,16 @@ func resolvingDomain(_ arguments: [String]) throws(ToolError) -> [String] {
         guard arguments.count >= 3 else { throw .usage("-app needs the name of a program") }
         // On Linux a program's own domain is its executable's file name (see Docs/LinuxNotes.md); a path to
         // it names the same program.
-        let program = URL(fileURLWithPath: arguments[2]).lastPathComponent
+        // The last part of the path as written: `URL(fileURLWithPath:)` would make `''` and `.` the current
+        // directory and `..` its parent, whose names are no program's.
+        guard let program = arguments[2].split(separator: "/").last.map(String.init),
+            program != ".", program != ".."
+        else {
+            throw ToolError(
+                status: .invalidDomain,
+                message: "-app needs a program's name or a path to it; \(String(reflecting: arguments[2])) names none"
+            )
+        }
         resolved.replaceSubrange(1...2, with: [program])
     default:
         break
@@ -323,6 +336,7 @@ func resolvingDomain(_ arguments: [String]) throws(ToolError) -> [String] {
 
 /// `defaults write domain plist`'s dictionary: old-style property-list text (`{ a = 1; }`) or XML.
 func wholeDomain(_ text: String) throws(ToolError) -> [String: PropertyListValue] {
+    try ValueParser.checkNesting(text)
     if case .dictionary(let values) = PropertyListValue.plain(text) { return values }
     if case .dictionary(let values)? = PropertyListValue(propertyListData: Data(text.utf8)) { return values }
     throw ToolError(

@@ -3,15 +3,16 @@ import PostgresNIO
 
 /// Why a conversation with the server failed.
 ///
-/// It could not be reached (worth trying again), or it refused what was asked (it would refuse again). The
-/// reason never holds the password.
+/// It could not be reached, or another session kept the suite locked past the query timeout (both worth trying
+/// again), or it refused what was asked (it would refuse again). The reason never holds the password.
 enum LinkError: Error {
     case unreachable(String)
+    case busy(String)
     case refused(String)
 
     var reason: String {
         switch self {
-        case .unreachable(let reason), .refused(let reason): reason
+        case .unreachable(let reason), .busy(let reason), .refused(let reason): reason
         }
     }
 
@@ -28,8 +29,14 @@ enum LinkError: Error {
                 let state = error.serverInfo?[.sqlState] ?? "?"
                 let message = error.serverInfo?[.message] ?? "no message"
                 let reason = "\(message) (SQLSTATE \(state))"
+                // 55P03: a lock wait passed `lock_timeout` (the query timeout): another session holds the suite's
+                // row, and may let go. 57014: a statement passed `statement_timeout`; the server is there and
+                // answered, and the same statement would only time out again, so the caller hears why at once.
                 described =
-                    Self.transientClasses.contains(state.prefix(2)) ? .unreachable(reason) : .refused(reason)
+                    state == "55P03"
+                    ? .busy("another session held the suite's row lock past the query timeout: \(reason)")
+                    : state != "57014" && Self.transientClasses.contains(state.prefix(2))
+                        ? .unreachable(reason) : .refused(reason)
             } else if let underlying = error.underlying {
                 described = .unreachable("\(error.code): \(underlying)")
             } else {
@@ -53,31 +60,8 @@ enum LinkError: Error {
         }
         return switch self {
         case .unreachable(let reason): .unreachable(hidden(reason))
+        case .busy(let reason): .busy(hidden(reason))
         case .refused(let reason): .refused(hidden(reason))
         }
-    }
-}
-
-/// What a commit tells the suite's other instances through `NOTIFY`: its version and, when it fits in a
-/// notification (8,000 bytes), what it changed; otherwise they fetch the changes.
-struct Notification: Codable, Sendable {
-    let suite: String
-    let version: Int64
-    let changes: [String: StoredJSON?]?
-
-    var text: String {
-        // Strings, numbers and objects of them always encode.
-        String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
-    }
-
-    init(suite: String, version: Int64, changes: [String: StoredJSON?]?) {
-        self.suite = suite
-        self.version = version
-        self.changes = changes
-    }
-
-    init?(_ payload: String) {
-        guard let note = try? JSONDecoder().decode(Notification.self, from: Data(payload.utf8)) else { return nil }
-        self = note
     }
 }

@@ -13,6 +13,8 @@ struct LocalCopy: Sendable {
     /// What a copy holds.
     struct Contents: Codable, Sendable {
         var version: Int64
+        /// The id of the commit `version` came from (absent in copies saved before it was kept).
+        var head: UUID?
         var values: [String: StoredJSON]
     }
 

@@ -36,10 +36,14 @@ final class SuiteLink: Sendable {
     /// Held while the local copy is written, so that an older state never overwrites a newer one.
     private let saving = NSLock()
     private let signal = WorkerSignal()
+    /// Diagnostics found during a conversation, reported when it ends.
+    private let queued = Mutex<[DefaultsDiagnostic]>([])
+    /// The process that opened the store: a child forked from it without `exec` has neither its event loop nor
+    /// its threads, so there the store refuses to talk to the server instead of waiting for good.
+    private let owner = getpid()
 
     private struct Link: Sendable {
         var connection: PostgresConnection?
-        var schemaReady = false
         var outageReported = false
         /// When the server was last found unreachable, while it still is: the retry limit counts from there, so
         /// that once an outage outlasts it, each write fails after one attempt instead of waiting it out again.
@@ -84,6 +88,7 @@ final class SuiteLink: Sendable {
             memory.server = saved.values.mapValues(\.value)
             memory.values = memory.server
             memory.version = saved.version
+            memory.head = saved.head
             memory.savedVersion = saved.version
         }
         self.memory = Mutex(memory)
@@ -104,7 +109,21 @@ final class SuiteLink: Sendable {
         thread.start()
     }
 
+    /// Throws in a child forked without `exec`: the connection, its event loop and the worker are the parent's
+    /// (the child has a copy of the socket, and no thread to answer on it), so a wait there would never end.
+    func refuseInForkedChild(key: String?) throws(DefaultsError) {
+        guard getpid() != owner else { return }
+        throw .writeFailed(
+            suite: suite,
+            key: key,
+            reason: "this process was forked (without exec) from the one that opened the store, whose connection "
+                + "it cannot use; open a PostgresStore of its own in the child"
+        )
+    }
+
     func stop() {
+        // In a forked child the event loop is gone: closing would only queue work nobody runs.
+        guard getpid() == owner else { return }
         let connection = link.withLock { link in
             link.stopped = true
             return link.connection
@@ -121,6 +140,7 @@ final class SuiteLink: Sendable {
     /// Retries across an outage of up to the options' limit. Returns `false` when `extra`'s
     /// expectations do not hold at the server (memory is then caught up, so a retry sees the new values).
     func commit(_ extra: DefaultsBatch?, key: String?) throws(DefaultsError) -> Bool {
+        try refuseInForkedChild(key: key)
         let deadline = (link.withLock { $0.unreachableSince } ?? .now) + options.retryLimit
         var delay = Duration.milliseconds(50)
         // A commit whose outcome a dropped connection hid: found out before anything is tried again, so that a
@@ -141,8 +161,13 @@ final class SuiteLink: Sendable {
                     return try commitOnce(extra, on: connection, uncertain: &uncertain)
                 }
             } catch {
-                guard case .unreachable(let reason) = error else {
-                    throw .writeFailed(suite: suite, key: key, reason: "\(server) refused it: \(error.reason)")
+                let reason: String
+                let busy: Bool
+                switch error {
+                case .unreachable(let why): (reason, busy) = (why, false)
+                case .busy(let why): (reason, busy) = (why, true)
+                case .refused(let why):
+                    throw .writeFailed(suite: suite, key: key, reason: "\(server) refused it: \(why)")
                 }
                 guard ContinuousClock.now + delay < deadline else {
                     let outcome =
@@ -152,7 +177,9 @@ final class SuiteLink: Sendable {
                     throw .writeFailed(
                         suite: suite,
                         key: key,
-                        reason: "\(server) could not be reached for \(options.retryLimit) (\(reason)); \(outcome)"
+                        reason: busy
+                            ? "\(server) kept the suite locked for \(options.retryLimit) (\(reason)); \(outcome)"
+                            : "\(server) could not be reached for \(options.retryLimit) (\(reason)); \(outcome)"
                     )
                 }
                 Thread.sleep(forTimeInterval: delay.seconds)
@@ -179,9 +206,10 @@ final class SuiteLink: Sendable {
         do throws(LinkError) {
             // The suite's row lock orders every commit to the suite, from any machine: the version read here is
             // the latest, and stays so until this transaction ends.
-            let lock: PostgresQuery = "SELECT version FROM typed_defaults_suites WHERE suite = \(suite) FOR UPDATE"
+            let lock: PostgresQuery =
+                "SELECT version, recent_batches[1] FROM typed_defaults_suites WHERE suite = \(suite) FOR UPDATE"
             var rows = try run(lock, on: connection)
-            _ = try wait(begun, timeout: options.queryTimeout).get()
+            _ = try wait(begun, timeout: patience).get()
             if rows.isEmpty {
                 try run(
                     """
@@ -192,8 +220,8 @@ final class SuiteLink: Sendable {
                 )
                 rows = try run(lock, on: connection)
             }
-            let version = try decode(Int64.self, rows.first)
-            if memory.withLock({ $0.version }) != version { try catchUp(on: connection) }
+            let (version, head) = try decode((Int64, UUID?).self, rows.first)
+            if memory.withLock({ $0.version != version || $0.head != head }) { try catchUp(on: connection) }
             let server = memory.withLock { $0.server }
             if let extra, extra.expected != nil {
                 let current = memory.withLock { $0.valuesForExpectations(with: outbox) }
@@ -222,22 +250,35 @@ final class SuiteLink: Sendable {
                 settle(Attempt(id: UUID(), outbox: outbox, extra: extra), version: nil)
                 return true
             }
-            let newVersion = version + 1
+            let (newVersion, overflow) = version.addingReportingOverflow(1)
+            if overflow {
+                throw LinkError.refused(
+                    "the suite's version at the server is \(version), the largest a bigint holds, so no commit can "
+                        + "follow it; setting typed_defaults_suites.version back (to 0) lets every instance reload"
+                )
+            }
             let id = UUID()
             let stored = changed.compactMapValues { $0 }
-            let keys = Array(stored.keys)
-            let texts = keys.map { StoredJSON.encode(stored[$0]!) }
+            let chunks = Self.chunks(of: stored)
             let removed = changed.filter { $0.value == nil }.map(\.key)
-            let note = Notification(
-                suite: suite,
-                version: newVersion,
-                changes: changed.mapValues { $0.map(StoredJSON.init) }
-            )
-            let payload =
-                note.text.utf8.count <= 7_000
-                ? note.text : Notification(suite: suite, version: newVersion, changes: nil).text
-            // One statement, one round trip: the values, the removals (kept as rows without a value, so that a
-            // catch-up sees them), the suite's new version with this batch's id, and the notification.
+            // Values past a few megabytes go to the server in statements of their own, each well within the
+            // server's statement limit, so that a large batch commits (still in one transaction) instead of
+            // timing out whole and being sent again, whole, for good.
+            for chunk in chunks.dropLast() {
+                try run(
+                    """
+                    INSERT INTO typed_defaults (suite, key, value, version)
+                    SELECT \(suite), w.key, w.value::jsonb, \(newVersion)
+                    FROM unnest(\(chunk.keys)::text[], \(chunk.texts)::text[]) AS w(key, value)
+                    ON CONFLICT (suite, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
+                    """,
+                    on: connection
+                )
+            }
+            let (keys, texts) = chunks.last ?? ([], [])
+            // One statement, one round trip: the (last) values, the removals (kept as rows without a value, so
+            // that a catch-up sees them), the suite's new version with this batch's id, and the notification,
+            // which carries only the version: the others read what changed from the table.
             let written = send(
                 """
                 WITH stored AS (
@@ -253,7 +294,7 @@ final class SuiteLink: Sendable {
                     SET version = \(newVersion), recent_batches = (\(id)::uuid || recent_batches)[1:\(Self.recentBatches)]
                     WHERE suite = \(suite)
                 )
-                SELECT pg_notify(\(channel), \(payload))
+                SELECT pg_notify(\(channel), \(String(newVersion)))
                 """,
                 on: connection
             )
@@ -261,10 +302,10 @@ final class SuiteLink: Sendable {
             // leaves the outcome unknown until the batch's id is looked up.
             uncertain = Attempt(id: id, outbox: outbox, extra: extra)
             let committing = send("COMMIT", on: connection)
-            _ = try wait(written, timeout: options.queryTimeout) { connection.closeSoon() }
-            _ = try wait(committing, timeout: options.queryTimeout) { connection.closeSoon() }
+            _ = try wait(written, timeout: patience) { connection.closeSoon() }
+            _ = try wait(committing, timeout: patience) { connection.closeSoon() }
             uncertain = nil
-            settle(Attempt(id: id, outbox: outbox, extra: extra), version: newVersion)
+            settle(Attempt(id: id, outbox: outbox, extra: extra), version: newVersion, head: id)
             return true
         } catch {
             if !connection.isClosed, uncertain == nil { _ = try? run("ROLLBACK", on: connection) }
@@ -272,8 +313,32 @@ final class SuiteLink: Sendable {
         }
     }
 
-    /// How many batch ids a suite remembers: enough for every commit that can be in doubt at once.
+    /// How many batch ids a suite remembers: enough for every commit that can be in doubt at once, and the
+    /// history a catch-up checks memory against.
     private static let recentBatches = 256
+
+    /// The largest total of value text one statement carries (one larger value goes alone).
+    static let chunkBytes = 4 << 20
+
+    /// `values` as JSON text, in groups of at most ``chunkBytes`` each (a larger value in a group of its own).
+    static func chunks(of values: [String: PropertyListValue]) -> [(keys: [String], texts: [String])] {
+        var chunks: [(keys: [String], texts: [String])] = []
+        var current: (keys: [String], texts: [String]) = ([], [])
+        var bytes = 0
+        for (key, value) in values {
+            let text = StoredJSON.encode(value)
+            if !current.keys.isEmpty, bytes + text.utf8.count > chunkBytes {
+                chunks.append(current)
+                current = ([], [])
+                bytes = 0
+            }
+            current.keys.append(key)
+            current.texts.append(text)
+            bytes += text.utf8.count
+        }
+        if !current.keys.isEmpty { chunks.append(current) }
+        return chunks
+    }
 
     private func isCommitted(_ id: UUID, on connection: PostgresConnection) throws(LinkError) -> Bool {
         let rows = try run(
@@ -287,36 +352,52 @@ final class SuiteLink: Sendable {
     }
 
     /// Records in memory that `attempt` committed, and announces what readers see change.
-    private func settle(_ attempt: Attempt, version: Int64?) {
+    private func settle(_ attempt: Attempt, version: Int64?, head: UUID? = nil) {
         memory.withLock { memory in
-            changes.publish(memory.committed(attempt.outbox, extra: attempt.extra, version: version))
+            changes.publish(memory.committed(attempt.outbox, extra: attempt.extra, version: version, head: head))
         }
     }
 
     // MARK: Catching up
 
     /// Brings memory up to the server's latest version of the suite: what changed since the version memory
-    /// reflects, or everything when the server's suite is older than that (it was reset or restored).
+    /// reflects, or everything when the server's suite is not the one memory followed.
+    ///
+    /// The server keeps the ids of its last commits (``recentBatches``); memory keeps the id of the commit its
+    /// version came from. When the server's id for that version is another, or the server's version is lower,
+    /// the suite was replaced (a restore from a backup, tables dropped and made again, a version set back), and
+    /// versions alone would mislead: memory is replaced whole, with a diagnostic.
     private func catchUp(on connection: PostgresConnection) throws(LinkError) {
-        let known = memory.withLock { $0.version }
+        let (known, head) = memory.withLock { ($0.version, $0.head) }
+        // numeric: a hostile version near either end of bigint must not make the query fail.
         let rows = try run(
             """
-            SELECT s.version, v.key, v.value::text, v.version FROM typed_defaults_suites s
+            SELECT s.version, s.recent_batches[1],
+                CASE WHEN s.version::numeric - \(known)::numeric BETWEEN 0 AND \(Self.recentBatches - 1)
+                    THEN s.recent_batches[(s.version::numeric - \(known)::numeric + 1)::int] END,
+                v.key, v.value::text, v.version
+            FROM typed_defaults_suites s
             LEFT JOIN typed_defaults v ON v.suite = s.suite AND v.version > \(known)
             WHERE s.suite = \(suite)
             """,
             on: connection
         )
         var version: Int64 = 0
+        var latest: UUID?
+        var atKnown: UUID?
         var changed: [(key: String, value: PropertyListValue?, version: Int64)] = []
         for row in rows {
-            let (suiteVersion, key, text, rowVersion) = try decode((Int64, String?, String?, Int64?).self, row)
-            version = suiteVersion
+            let (suiteVersion, latestBatch, knownBatch, key, text, rowVersion) = try decode(
+                (Int64, UUID?, UUID?, String?, String?, Int64?).self,
+                row
+            )
+            (version, latest, atKnown) = (suiteVersion, latestBatch, knownBatch)
             guard let key, let rowVersion else { continue }
             guard let value = readable(text, key: key) else { continue }
             changed.append((key, value, rowVersion))
         }
-        if version < known {
+        let followed = known == 0 || (head != nil && atKnown == head)
+        if version < known || !followed {
             let all = try run(
                 "SELECT key, value::text FROM typed_defaults WHERE suite = \(suite) AND value IS NOT NULL",
                 on: connection
@@ -327,14 +408,28 @@ final class SuiteLink: Sendable {
                 guard let value = readable(text, key: key) else { continue }
                 values[key] = value
             }
-            memory.withLock { memory in changes.publish(memory.replaceServer(with: values, version: version)) }
+            memory.withLock { memory in
+                changes.publish(memory.replaceServer(with: values, version: version, head: latest))
+            }
+            // Without an id (a copy saved by an older version), memory could not tell; that is no replacement.
+            if head != nil {
+                queue(
+                    DefaultsDiagnostic(
+                        kind: .storeReplaced,
+                        suite: suite,
+                        key: nil,
+                        message: "the suite at \(server) is not the one this instance followed (version \(known) "
+                            + "here, \(version) there: restored, re-created or set back); reads now follow the "
+                            + "server's \(values.count) values"
+                    )
+                )
+            }
         } else if version > known {
             memory.withLock { memory in
-                // Notifications may have brought memory past `known` meanwhile: each row is its key's latest, so
-                // a row no newer than memory is already there.
+                // Each row is its key's latest; a commit of this instance may have brought memory past `known`.
                 var newer: [String: PropertyListValue?] = [:]
                 for row in changed where row.version > memory.version { newer[row.key] = row.value }
-                changes.publish(memory.applyServer(newer, version: version))
+                changes.publish(memory.applyServer(newer, version: version, head: latest))
             }
         }
         signal.raise { $0.saveCopy = true }
@@ -347,7 +442,7 @@ final class SuiteLink: Sendable {
         do {
             return .some(try StoredJSON.decode(text))
         } catch {
-            DefaultsDiagnostics.report(
+            queue(
                 DefaultsDiagnostic(
                     kind: .storedValueMismatch,
                     suite: suite,
@@ -360,21 +455,16 @@ final class SuiteLink: Sendable {
         }
     }
 
-    /// Applies another instance's commit, if it is the next version; otherwise asks the worker to catch up.
+    /// A notification on the suite's channel: a hint that the table changed, never data. Anyone who can connect
+    /// to the database may `NOTIFY` any channel, so what a notification says is not believed: the worker reads
+    /// what changed from the table, which only roles allowed to write it can change. Notifications that arrive
+    /// while a catch-up is due are folded into it, so a flood costs one read at a time.
     ///
     /// Runs on the event loop.
-    private func received(_ payload: String) {
-        guard let note = Notification(payload), note.suite == suite else { return }
-        let applied = memory.withLock { memory -> Bool in
-            guard note.version > memory.version else { return true }
-            guard note.version == memory.version + 1, let changed = note.changes else { return false }
-            changes.publish(memory.applyServer(changed.mapValues { $0?.value }, version: note.version))
-            return true
-        }
-        signal.raise { flags in
-            flags.saveCopy = true
-            if !applied { flags.catchUp = true }
-        }
+    private func received(from sender: Int32, own: Int32) {
+        // This connection's own commits are in memory already (the server, not the payload, names the sender).
+        guard sender != own else { return }
+        signal.raise { $0.catchUp = true }
     }
 
     // MARK: Connecting
@@ -424,13 +514,20 @@ final class SuiteLink: Sendable {
             // session after this long, rather than when TCP gives up, hours later; so it is set before the first
             // transaction the connection starts.
             try run("SET idle_in_transaction_session_timeout = '10s'", on: connection)
-            if !link.withLock({ $0.schemaReady }) {
-                try prepareSchema(on: connection)
-                link.withLock { $0.schemaReady = true }
-            }
+            // A statement that waits for a lock (a row an operator's session holds, say) or runs long is ended by
+            // the server itself at the query timeout, with an error naming why, and the connection stays usable:
+            // a client that gives up only closes its socket, which a backend waiting on a lock does not notice,
+            // so abandoned sessions would pile up. The lock wait ends first (it is retried); a statement that
+            // runs past the limit is refused (it would only run as long again).
+            let limit = max(Int64(options.queryTimeout.seconds * 1000), 1)
+            try run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(limit)"), on: connection)
+            try run(PostgresQuery(unsafeSQL: "SET statement_timeout = \(limit + 1000)"), on: connection)
+            // Every connection: the tables may have been dropped, or the database restored, since the last one.
+            try prepareSchema(on: connection)
+            let backend = try decode(Int32.self, try run("SELECT pg_backend_pid()", on: connection).first)
             connection.addListener(channel: channel) {
                 [weak self] (_: PostgresListenContext, notification: PostgresMessage.NotificationResponse) in
-                self?.received(notification.payload)
+                self?.received(from: notification.backendPID, own: backend)
             }
             // Listening before catching up: a commit after the catch-up's snapshot is then always heard.
             try run(PostgresQuery(unsafeSQL: "LISTEN \(channel)"), on: connection)
@@ -517,13 +614,19 @@ final class SuiteLink: Sendable {
 
     // MARK: The worker
 
+    /// How often a connected instance with nothing else to do checks that the server's suite is still the one it
+    /// follows (one small query): how soon it notices a restore, a dropped table or a version set back.
+    static let checkInterval = Duration.seconds(3)
+
     private func runWorker() {
         Self.blockSignals()
         var delay = Duration.milliseconds(100)
         while true {
             let isConnected = link.withLock { $0.connection.map { !$0.isClosed } ?? false }
-            let work = signal.wait(timeout: isConnected ? nil : delay)
+            var work = signal.wait(timeout: isConnected ? Self.checkInterval : delay)
             if work.stopped { return }
+            // Nothing tells an instance of a restore or a dropped table: it looks every few seconds.
+            if isConnected, work.isEmpty { work.catchUp = true }
             if !link.withLock({ $0.connection.map { !$0.isClosed } ?? false }) {
                 do throws(LinkError) {
                     try converse { () throws(LinkError) in
@@ -556,7 +659,11 @@ final class SuiteLink: Sendable {
             let contents = memory.withLock { memory -> LocalCopy.Contents? in
                 guard memory.version != memory.savedVersion else { return nil }
                 memory.savedVersion = memory.version
-                return LocalCopy.Contents(version: memory.version, values: memory.server.mapValues(StoredJSON.init))
+                return LocalCopy.Contents(
+                    version: memory.version,
+                    head: memory.head,
+                    values: memory.server.mapValues(StoredJSON.init)
+                )
             }
             if let contents { try? copy.save(contents) }
         }
@@ -595,10 +702,24 @@ final class SuiteLink: Sendable {
     // MARK: Talking to the server
 
     /// Runs `body` as one conversation with the server (see ``conversation``).
+    ///
+    /// Diagnostics found meanwhile go out after it, with no lock held: the handler is the user's code.
     private func converse<Result, Failure>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        defer {
+            let diagnostics = queued.withLock { queue in
+                defer { queue = [] }
+                return queue
+            }
+            for diagnostic in diagnostics { DefaultsDiagnostics.report(diagnostic) }
+        }
         conversation.lock()
         defer { conversation.unlock() }
         return try body()
+    }
+
+    /// Keeps `diagnostic` for the end of the conversation (``converse(_:)``).
+    private func queue(_ diagnostic: DefaultsDiagnostic) {
+        queued.withLock { $0.append(diagnostic) }
     }
 
     /// Sends one statement without waiting for its reply (statements on a connection run in the order sent).
@@ -607,15 +728,20 @@ final class SuiteLink: Sendable {
         connection.query(query, logger: Self.logger)
     }
 
-    /// Runs one statement and returns its rows; closes the connection when the server takes longer than the
-    /// options' query timeout (a partition shows as silence, not as an error).
+    /// Runs one statement and returns its rows; closes the connection when the server has not answered a little
+    /// after the options' query timeout (a partition shows as silence, not as an error). The server ends a
+    /// statement at the query timeout itself (`statement_timeout`), with an error that says so, and that comes
+    /// first while the server is there.
     @discardableResult
     private func run(_ query: PostgresQuery, on connection: PostgresConnection) throws(LinkError) -> [PostgresRow] {
-        let result = try wait(connection.query(query, logger: Self.logger), timeout: options.queryTimeout) {
+        let result = try wait(connection.query(query, logger: Self.logger), timeout: patience) {
             connection.closeSoon()
         }
         return Array(result.rows)
     }
+
+    /// How long the client waits for an answer: the server's own limit, and time for its error to arrive.
+    private var patience: Duration { options.queryTimeout + .seconds(3) }
 
     private func wait<Value: Sendable>(
         _ future: EventLoopFuture<Value>,

@@ -1,3 +1,4 @@
+import Foundation
 import TypedDefaults
 
 /// What one store knows of its suite: the values reads return, the server's last committed state, and the
@@ -11,6 +12,8 @@ struct SuiteMemory: Sendable {
     var server: [String: PropertyListValue] = [:]
     /// The suite's version ``server`` reflects; every commit to the suite adds one.
     var version: Int64 = 0
+    /// The id of the commit ``version`` came from; `nil` at version 0, or when not known (an old local copy).
+    var head: UUID?
     /// Writes applied here and not yet committed, each with the sequence number of its latest write.
     var pending: [String: Pending] = [:]
     /// The sequence number of a not yet committed batch that removed every value; `nil` when none is waiting.
@@ -49,8 +52,11 @@ struct SuiteMemory: Sendable {
 
     /// Records committed server state (another instance's, or caught up), and returns the changes readers see:
     /// none for keys with a write of this process still waiting, which stays what they read.
-    mutating func applyServer(_ rows: [String: PropertyListValue?], version newVersion: Int64) -> [DefaultsStoreChange]
-    {
+    mutating func applyServer(
+        _ rows: [String: PropertyListValue?],
+        version newVersion: Int64,
+        head newHead: UUID?
+    ) -> [DefaultsStoreChange] {
         var changes: [DefaultsStoreChange] = []
         for (key, value) in rows.sorted(by: { $0.key < $1.key }) {
             server[key] = value
@@ -60,19 +66,19 @@ struct SuiteMemory: Sendable {
             values[key] = value
             changes.append(DefaultsStoreChange(key: key, oldValue: old, newValue: value))
         }
-        version = max(version, newVersion)
+        if newVersion >= version { (version, head) = (newVersion, newHead) }
         return changes
     }
 
     /// Replaces the server state whole (the server's suite was reset, or this is the first sight of it).
-    mutating func replaceServer(with rows: [String: PropertyListValue], version newVersion: Int64)
+    mutating func replaceServer(with rows: [String: PropertyListValue], version newVersion: Int64, head newHead: UUID?)
         -> [DefaultsStoreChange]
     {
         var all: [String: PropertyListValue?] = rows.mapValues { $0 }
         for key in server.keys where rows[key] == nil { all[key] = .some(nil) }
         for key in values.keys where rows[key] == nil && pending[key] == nil { all[key] = .some(nil) }
-        let changes = applyServer(all, version: newVersion)
-        version = newVersion
+        let changes = applyServer(all, version: newVersion, head: newHead)
+        (version, head) = (newVersion, newHead)
         return changes
     }
 
@@ -83,7 +89,7 @@ struct SuiteMemory: Sendable {
     /// first: then the server values are already right and must not be set back to this commit's. The pending
     /// writes the commit carried (and not written again since) leave the queue, and their keys read the server's
     /// value again.
-    mutating func committed(_ outbox: Outbox, extra: DefaultsBatch?, version newVersion: Int64?)
+    mutating func committed(_ outbox: Outbox, extra: DefaultsBatch?, version newVersion: Int64?, head newHead: UUID?)
         -> [DefaultsStoreChange]
     {
         let removesAll = outbox.removeAll != nil || extra?.removesAll == true
@@ -93,7 +99,7 @@ struct SuiteMemory: Sendable {
             if removesAll { server = [:] }
             for (key, write) in outbox.writes { server[key] = write.value }
             for (key, value) in extra?.writes ?? [:] { server[key] = value }
-            version = newVersion
+            (version, head) = (newVersion, newHead)
         }
         for (key, write) in outbox.writes where pending[key]?.sequence == write.sequence { pending[key] = nil }
         if let removeAll = outbox.removeAll, pendingRemoveAll == removeAll { pendingRemoveAll = nil }

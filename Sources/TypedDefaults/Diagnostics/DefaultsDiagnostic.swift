@@ -42,6 +42,10 @@ public struct DefaultsDiagnostic: Sendable, Hashable, CustomStringConvertible {
         /// The service a store keeps its values in cannot be reached: reads use the last values this machine
         /// saw, and writes wait for it (a store outside the library, such as a database's, reports this).
         case storeUnavailable
+        /// The values a store keeps were replaced behind its back (a database restored from a backup, its
+        /// tables dropped and made again, a version set back): reads now follow the new values, and observers
+        /// heard each change.
+        case storeReplaced
     }
 
     /// What kind of thing happened.

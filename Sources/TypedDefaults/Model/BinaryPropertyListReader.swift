@@ -48,12 +48,26 @@ struct BinaryPropertyListReader {
     /// by Foundation never contain, but bytes can spell) makes `PropertyListSerialization` dereference a bad
     /// pointer, whatever the set holds. Every object the reader could reach is listed in the offset table, so
     /// each is checked there. Text (XML) property lists have no sets, and are left to Foundation.
+    ///
+    /// Foundation reads any header `bplist0?` (and tries others), while this reader takes `bplist00` alone:
+    /// whatever starts `bplist` and this reader refuses is reported too, since only this reader's checks can
+    /// tell a set from what Foundation reads safely.
     static func foundationCrash(on data: Data) -> String? {
         #if canImport(Darwin)
         return nil
         #else
         guard data.starts(with: Array("bplist".utf8)) else { return nil }
-        guard let reader = try? BinaryPropertyListReader(data) else { return nil }
+        let reader: BinaryPropertyListReader
+        do {
+            reader = try BinaryPropertyListReader(data)
+        } catch {
+            guard data.starts(with: Array("bplist00".utf8)) else {
+                let header = String(decoding: data.prefix(8).map { (32..<127).contains($0) ? $0 : 63 }, as: UTF8.self)
+                return "its header says \(header), a binary property list version TypedDefaults does not read, "
+                    + "and Foundation's reader on Linux can crash on one"
+            }
+            return String(describing: error)
+        }
         for index in 0..<reader.objectCount {
             guard
                 let start = try? number(

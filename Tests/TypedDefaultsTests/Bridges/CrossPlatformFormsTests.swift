@@ -267,6 +267,31 @@ struct CrossPlatformFormsTests {
         #expect(bookmarks.diagnostics.filter { $0.kind == .storedValueMismatch }.count == 2)
     }
 
+    @Test(
+        "a binary property list with another version in its header (bplist01...) holding a set is refused, not read",
+        .needsFileStore,
+        arguments: ["bplist01", "bplist0a", "bplist09", "bplist10", "bplist15"]
+    )
+    func otherBinaryVersions(header: String) throws {
+        var withSet =
+            BinaryPropertyList.dictionary([
+                ("launchCount", .integer(3)), ("tags", .set([.string("a")])),
+            ])
+            .encoded
+        withSet.replaceSubrange(0..<8, with: Array(header.utf8))
+        let suite = IsolatedSuite()
+        try withSet.write(to: suite.fileURL)
+        #expect(suite.adapter.launchCount == 0)
+        #expect(throws: DefaultsError.self) { try suite.adapter.checkHealth() }
+        #expect(PropertyListValue(propertyListData: withSet) == nil)
+        #expect(BinaryPropertyListReader.foundationCrash(on: withSet) != nil)
+        // In a value too: a keyed archive with that header never reaches the unarchiver.
+        var archive = URLArchiveFixture.archive(objects: [.string("$null"), .set([.string("a")])])
+        archive.replaceSubrange(0..<8, with: Array(header.utf8))
+        let bookmarks = IsolatedSuite(fileContents: ["site": archive])
+        #expect(bookmarks.adapter[key: Key<URL?>("site")] == nil)
+    }
+
     // MARK: - Hostile archives
 
     private static func urlObjects(

@@ -54,6 +54,29 @@ struct SuiteNameTests {
         #expect(try directory.contents(ofSuite: name)["n"] as? Int == 1)
     }
 
+    @Test("two Unicode spellings of a suite's name (NFC and NFD) are two suites, each in its own file")
+    func nameSpellings() throws {
+        let directory = TemporaryConfigDirectory()
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        try #require(composed == decomposed)
+        let first = try FileStore.suite(composed, directory: directory.url)
+        let second = try FileStore.suite(decomposed, directory: directory.url)
+        #expect(first !== second)
+        let key = Key<String>("k", default: "")
+        for (store, value) in [(first, "composed"), (second, "decomposed")] {
+            let adapter = DefaultsAdapter(store: store, keyStore: DefaultsKeys(), writePolicy: .immediate)
+            adapter[key: key] = value
+        }
+        #expect(DefaultsAdapter(store: first, keyStore: DefaultsKeys())[key: key] == "composed")
+        #expect(DefaultsAdapter(store: second, keyStore: DefaultsKeys())[key: key] == "decomposed")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            .filter { !$0.hasPrefix(".") }
+        #expect(
+            Set(files.map { Array($0.utf8) }) == [Array("\(composed).plist".utf8), Array("\(decomposed).plist".utf8)]
+        )
+    }
+
     @Test("a directory must be an absolute file URL")
     func directories() throws {
         #expect(throws: DefaultsError.self) {

@@ -158,6 +158,8 @@ enum Helper {
         var status: Int32
         var output: String
         var errors: String
+        /// The signal that ended the process (a crash), or `nil` when it exited.
+        var signal: Int32? = nil
 
         /// `key=value` lines of the output.
         var settings: [String: String] {
@@ -277,7 +279,8 @@ enum Helper {
         return Result(
             status: process.terminationStatus,
             output: try String(contentsOf: outputFile, encoding: .utf8),
-            errors: try String(contentsOf: errorFile, encoding: .utf8)
+            errors: try String(contentsOf: errorFile, encoding: .utf8),
+            signal: process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
         )
     }
 }

@@ -298,6 +298,26 @@ struct DefaultsToolTests {
         )
     }
 
+    @Test("a binary property list Foundation would crash on (a set, under any bplist0x header) is refused, not read")
+    func crashingBinaryFiles() throws {
+        for header in ["bplist00", "bplist01", "bplist07"] {
+            var bytes =
+                BinaryPropertyList.dictionary([("k", .integer(1)), ("tags", .set([.string("a")]))]).encoded
+            bytes.replaceSubrange(0..<8, with: Array(header.utf8))
+            try bytes.write(to: directory.plist("hostile"))
+            let file = directory.url.appendingPathComponent("hostile-import.plist")
+            try bytes.write(to: file)
+            for arguments in [["read", "hostile"], ["write", "hostile", "k", "2"], ["import", "app", file.path]] {
+                let result = try Helper.run(arguments, configDirectory: directory.url, program: Helper.tool)
+                #expect(result.signal == nil, "\(header) \(arguments): ended by signal \(result.signal ?? 0)")
+                #expect([2, 4].contains(result.status), "\(header) \(arguments): \(result.errors)")
+                #expect(result.errors.hasPrefix("defaults: "), "\(header) \(arguments)")
+            }
+            #expect(try Data(contentsOf: directory.plist("hostile")) == bytes, "\(header): the file is untouched")
+            #expect(!FileManager.default.fileExists(atPath: directory.plist("app").path))
+        }
+    }
+
     @Test("-g and -globalDomain are NSGlobalDomain, which the tool refuses with a reason, changing nothing")
     func globalDomain() throws {
         for spelling in [["-g"], ["-globalDomain"], ["NSGlobalDomain"]] {
@@ -349,6 +369,73 @@ struct DefaultsToolTests {
         try defaults("delete", "-app", "editor")
         #expect(try defaults("read", "-app", "editor").errors.contains("Domain editor does not exist"))
         #expect(try defaults("read", "-app").status == 64)
+    }
+
+    @Test("-app with no program's name ('', '.', '..', '/') is refused; nothing is written anywhere")
+    func appWithoutName() throws {
+        for name in ["", ".", "..", "/", "a/..", "//"] {
+            let result = try defaults("write", "-app", name, "theme", "dark")
+            #expect(result.status == 3, "\(String(reflecting: name)): \(result.errors)")
+            #expect(result.errors.contains("names none"), "\(String(reflecting: name))")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+        let parent = directory.url.deletingLastPathComponent()
+        #expect(!FileManager.default.fileExists(atPath: parent.appendingPathComponent(parent.lastPathComponent).path))
+    }
+
+    @Test(
+        "property-list text nested deeper than a value may be is refused with the depth, never stored as a string",
+        arguments: [129, 512, 513, 2_000]
+    )
+    func deepText(levels: Int) throws {
+        let array = String(repeating: "(", count: levels) + "x" + String(repeating: ")", count: levels)
+        let dictionary = String(repeating: "{ a = ", count: levels) + "x" + String(repeating: "; }", count: levels)
+        for text in [array, dictionary] {
+            let result = try defaults("write", "app", "deep", text)
+            #expect(result.status == 2, "\(result.errors)")
+            #expect(result.errors.contains("nested \(levels) levels deep"), "\(result.errors)")
+            let whole = try defaults("write", "app", "{ k = \(text); }")
+            #expect(whole.status == 2, "\(whole.errors)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.plist("app").path))
+        // 128 levels, the suite's dictionary not counted, is a value.
+        try defaults(
+            "write",
+            "app",
+            "deep",
+            String(repeating: "(", count: 128) + "x" + String(repeating: ")", count: 128)
+        )
+        #expect(try succeed("read-type", "app", "deep") == "Type is array")
+        // A quoted bracket is text, not nesting.
+        try defaults("write", "app", "quoted", "(\"" + String(repeating: "(", count: 600) + "\")")
+        #expect(try succeed("read-type", "app", "quoted") == "Type is array")
+    }
+
+    @Test("two Unicode spellings of a domain (NFC and NFD) are two domains to every command")
+    func domainSpellings() throws {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        try #require(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        try defaults("write", composed, "k", "composed")
+        try defaults("write", decomposed, "k", "decomposed")
+        #expect(try succeed("read", composed, "k") == "composed")
+        #expect(try succeed("read", decomposed, "k") == "decomposed")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+            .filter { !$0.hasPrefix(".") }
+        #expect(
+            Set(files.map { Array($0.utf8) }) == [
+                Array((composed + ".plist").utf8), Array((decomposed + ".plist").utf8),
+            ]
+        )
+        // In the order of their bytes: "e" and U+0301 before U+00E9.
+        #expect(try succeed("--json", "domains").utf8.elementsEqual(#"["\#(decomposed)","\#(composed)"]"#.utf8))
+        let all = try succeed("--json", "read")
+        #expect(all.contains(#""k":"composed""#) && all.contains(#""k":"decomposed""#), "\(all)")
+        let found = try succeed("find", "k").split(separator: "\n").filter { $0.hasPrefix("Found in domain") }
+        #expect(found.count == 2, "both domains are found: \(found)")
+        try defaults("delete", decomposed)
+        #expect(try succeed("read", composed, "k") == "composed")
+        #expect(try defaults("read", decomposed).status == 1)
     }
 
     @Test("write DOMAIN with a dictionary replaces the domain: old-style property-list text or XML")

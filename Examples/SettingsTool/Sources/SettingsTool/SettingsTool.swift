@@ -116,22 +116,27 @@ struct SuiteOptions: ParsableArguments {
     @Option(help: "The suite's name; its file is <directory>/<suite>.plist.")
     var suite = "com.example.settings-tool"
 
-    @Option(help: "The directory of the suite's file (default: $XDG_CONFIG_HOME, else ~/.config). Linux only.")
+    @Option(help: "The suite file's directory (default: $XDG_CONFIG_HOME, else ~/.config); not on Apple platforms.")
     var directory: String?
+
+    func validate() throws {
+        #if canImport(Darwin)
+        // On Apple platforms the suite lives in UserDefaults, which picks its own place for it.
+        if directory != nil { throw ValidationError("--directory is for Linux; here suites live in UserDefaults") }
+        #endif
+    }
 
     func open() throws -> Settings {
         // `.ignored`: this tool's own arguments (`set volume 0.8`) must not be read as `-key value` overrides.
-        #if os(Linux)
+        #if canImport(Darwin)
+        return try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)
+        #else
         return try DefaultsAdapter(
             suiteName: suite,
             directory: directory.map { URL(fileURLWithPath: $0, isDirectory: true) },
             keyStore: DefaultsKeys(),
             launchArguments: .ignored
         )
-        #else
-        // On Apple platforms the suite lives in UserDefaults, which picks its own place for it.
-        if directory != nil { throw ValidationError("--directory is for Linux; here suites live in UserDefaults") }
-        return try DefaultsAdapter(suiteName: suite, keyStore: DefaultsKeys(), launchArguments: .ignored)
         #endif
     }
 }

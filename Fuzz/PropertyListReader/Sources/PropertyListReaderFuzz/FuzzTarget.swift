@@ -1,11 +1,14 @@
 import Foundation
 import TypedDefaults
 
-/// One input: whenever the library's reader returns a value, Foundation's reader must return the very same
-/// value (bit for bit); otherwise the input is a finding and the process traps with it.
+/// One input, two checks. Every parse a file's bytes can reach (the library's XML and binary readers, and
+/// Foundation's, for what those leave: old-style text, other XML) must return or refuse, never crash or hang;
+/// and whenever the library's XML reader returns a value, Foundation's reader must return the very same value
+/// (bit for bit). A crash, a hang (libFuzzer's -timeout) or a disagreement is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
+    _ = PropertyListValue(propertyListData: data)
     guard let own = PropertyListXMLReader.value(from: data) else { return 0 }
     let object = try? PropertyListSerialization.propertyList(from: data, format: nil)
     let foundation = object.flatMap(PropertyListValue.init(foundationObject:))

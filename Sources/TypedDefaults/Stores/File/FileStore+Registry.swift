@@ -12,7 +12,9 @@ extension FileStore {
         weak var storage: FileStore?
     }
 
-    static let registry = Locked<[String: Entry]>([:])
+    /// Keyed by the path's bytes, not its `String`: two spellings of one name (NFC and NFD `é`), which
+    /// `String` takes to be equal, are two files, as they are to the file system and to Foundation.
+    static let registry = Locked<[[UInt8]: Entry]>([:])
 
     /// The store of the suite named `suiteName`, kept in `<directory>/<suiteName>.plist`.
     ///
@@ -49,17 +51,18 @@ extension FileStore {
     /// The store for the suite `suiteName` in `directory`, shared by every adapter in the process.
     static func shared(directory: String, suiteName: String, name: String) -> FileStore {
         let file = SuiteFile(directory: directory, suiteName: suiteName)
+        let key = Array(file.path.utf8)
         return registry.withLock { storages in
-            if let existing = storages[file.path]?.storage { return existing }
+            if let existing = storages[key]?.storage { return existing }
             let storage = FileStore(file: file, name: name)
-            storages[file.path] = Entry(storage: storage)
+            storages[key] = Entry(storage: storage)
             _ = exitFlush
             return storage
         }
     }
 
     static func registered(at path: String) -> FileStore? {
-        registry.withLock { $0[path]?.storage }
+        registry.withLock { $0[Array(path.utf8)]?.storage }
     }
 
     /// Every suite open in this process.

@@ -165,12 +165,12 @@ public final class FileStore: DefaultsStore {
 
     deinit {
         if let registration = watch.withLock({ $0 }) { DirectoryWatcher.shared.cancel(registration) }
-        let path = file.path
+        let key = Array(file.path.utf8)
         // A newer storage for the path is handed out of the lock before it is released: its own deinit takes
         // the registry's lock too.
         let newer = Self.registry.withLock { storages -> FileStore? in
-            let newer = storages[path]?.storage
-            if newer == nil { storages[path] = nil }
+            let newer = storages[key]?.storage
+            if newer == nil { storages[key] = nil }
             return newer
         }
         _ = newer

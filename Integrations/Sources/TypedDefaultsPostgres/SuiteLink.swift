@@ -455,8 +455,10 @@ final class SuiteLink: Sendable {
         }
     }
 
-    /// A notification on the suite's channel: a hint that the table changed, never data. Anyone who can connect
-    /// to the database may `NOTIFY` any channel, so what a notification says is not believed: the worker reads
+    /// A notification on the suite's channel: a hint that the table changed, never data.
+    ///
+    /// Anyone who can connect to the database may `NOTIFY` any channel, so what a notification says is not
+    /// believed: the worker reads
     /// what changed from the table, which only roles allowed to write it can change. Notifications that arrive
     /// while a catch-up is due are folded into it, so a flood costs one read at a time.
     ///
@@ -728,8 +730,10 @@ final class SuiteLink: Sendable {
         connection.query(query, logger: Self.logger)
     }
 
-    /// Runs one statement and returns its rows; closes the connection when the server has not answered a little
-    /// after the options' query timeout (a partition shows as silence, not as an error). The server ends a
+    /// Runs one statement and returns its rows.
+    ///
+    /// Closes the connection when the server has not answered a little after the options' query timeout (a
+    /// partition shows as silence, not as an error). The server ends a
     /// statement at the query timeout itself (`statement_timeout`), with an error that says so, and that comes
     /// first while the server is there.
     @discardableResult

@@ -88,10 +88,28 @@ final class PostgresCluster: Sendable {
         try start()
     }
 
-    /// Runs `statement` with psql as the cluster's superuser and returns what it prints, unaligned.
-    func psql(_ statement: String, database: String = "postgres") throws(ClusterError) -> String {
-        try Self.run(Self.binary("psql"), psqlArguments(statement, database: database))
+    /// Runs `statement` with psql as the cluster's superuser (or `user`) and returns what it prints, unaligned.
+    func psql(_ statement: String, database: String = "postgres", user: String = PostgresCluster.user)
+        throws(ClusterError) -> String
+    {
+        try Self.run(Self.binary("psql"), psqlArguments(statement, database: database, user: user))
             .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Dumps `database` to `file` with pg_dump's custom format, as a backup would.
+    func dump(_ database: String, to file: URL) throws(ClusterError) {
+        _ = try Self.run(
+            Self.binary("pg_dump"),
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-Fc", "-f", file.path, database]
+        )
+    }
+
+    /// Restores `file` into `database` over what is there (`--clean`), as an operator restoring a backup would.
+    func restore(_ database: String, from file: URL) throws(ClusterError) {
+        _ = try Self.run(
+            Self.binary("pg_restore"),
+            ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "--clean", "--if-exists", "-d", database, file.path]
+        )
     }
 
     /// Starts psql running `statement` without waiting for it: a session that holds a lock while the test
@@ -100,8 +118,8 @@ final class PostgresCluster: Sendable {
         try ChildProcess(Self.binary("psql"), psqlArguments(statement, database: database))
     }
 
-    private func psqlArguments(_ statement: String, database: String) -> [String] {
-        ["-X", "-A", "-t", "-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-c", statement]
+    private func psqlArguments(_ statement: String, database: String, user: String = PostgresCluster.user) -> [String] {
+        ["-X", "-A", "-t", "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", database, "-c", statement]
     }
 
     // MARK: Processes

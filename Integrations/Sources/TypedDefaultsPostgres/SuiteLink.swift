@@ -578,6 +578,11 @@ final class SuiteLink: Sendable {
         }
         try run("BEGIN", on: connection)
         do throws(LinkError) {
+            // The wait for the schema lock is bounded by its holder's idle-in-transaction timeout (a frozen
+            // instance's), not by this connection's lock timeout: an instance that gave up and retried would only
+            // queue behind the same holder again.
+            try run("SET LOCAL lock_timeout = 0", on: connection)
+            try run("SET LOCAL statement_timeout = 0", on: connection)
             // Instances starting together would otherwise race to create the same tables.
             try run("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", on: connection)
             for statement in Self.schema { try run(PostgresQuery(unsafeSQL: statement), on: connection) }

@@ -174,6 +174,29 @@ extension Hostile {
             token.invalidate()
         }
 
+        @Test("a value the defaults tool writes back over this process's write is never taken for an unlocked writer's")
+        func writtenBackIsNotARevert() throws {
+            let suite = IsolatedSuite()
+            let token = suite.adapter.observe(\.username) { _ in }
+            defer { token.invalidate() }
+            for round in 0..<20 {
+                // This process changes the key from "theirs", then the tool puts "theirs" back: a reader that took
+                // the new file for one no TypedDefaults writer counted would report a revert.
+                suite.adapter.username = "mine-\(round)"
+                try suite.adapter.flush()
+                try Helper.run(
+                    ["write", suite.name, "username", "theirs"],
+                    configDirectory: suite.directory.url,
+                    program: Helper.tool
+                )
+                .requireSuccess()
+                #expect(eventually { suite.adapter.username == "theirs" })
+            }
+            usleep(200_000)
+            let alarms = suite.diagnostics.filter { $0.kind == .revertedByUnlockedWriter }
+            #expect(alarms.isEmpty, "\(alarms.first.map { "\($0)" } ?? "")")
+        }
+
         // MARK: Locks that hold
 
         @Test("modify stays exact while another program deletes and replaces the lock file")

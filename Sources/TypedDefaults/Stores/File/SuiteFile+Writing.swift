@@ -125,6 +125,9 @@ extension SuiteFile {
             unlink(temporary)
             return nil
         }
+        // Counted before the new file appears: a reader that takes no lock and finds the new file then finds
+        // the new count too, and never takes this write for one by a writer that takes no lock.
+        let count = lock.countWrite()
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
@@ -134,7 +137,6 @@ extension SuiteFile {
         // its contents were synced before the rename, so a power loss leaves the old or the new version, and
         // the rename itself reaches the disk with the file system's next journal commit.
         if !replacing { syncDirectory() }
-        let count = lock.countWrite()
         guard let version = try currentVersion() else {
             throw writeFailed("the file vanished right after it was written", nil)
         }

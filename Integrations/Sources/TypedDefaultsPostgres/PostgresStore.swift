@@ -150,7 +150,7 @@ public final class PostgresStore: DefaultsStore {
         // Expectations that fail here fail at the server too: the caller read what memory holds.
         guard batch.holds(for: snapshot()) else { return false }
         let committed = try link.commit(batch, key: batch.writes.count == 1 ? batch.writes.keys.first : nil)
-        link.saveCopy()
+        if !link.isForkedChild { link.saveCopy() }
         return committed
     }
 
@@ -159,7 +159,8 @@ public final class PostgresStore: DefaultsStore {
     /// for the next flush.
     public func flush() throws(DefaultsError) {
         if !link.memory.withLock({ $0.outbox.isEmpty }) { _ = try link.commit(nil, key: nil) }
-        link.saveCopy()
+        // In a child forked without exec the copy is the parent's to keep (its lock may be held there).
+        if !link.isForkedChild { link.saveCopy() }
     }
 
     /// `postgres://` and the server, database and suite: never the password.

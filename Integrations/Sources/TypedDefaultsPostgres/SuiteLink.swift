@@ -112,7 +112,7 @@ final class SuiteLink: Sendable {
     /// Throws in a child forked without `exec`: the connection, its event loop and the worker are the parent's
     /// (the child has a copy of the socket, and no thread to answer on it), so a wait there would never end.
     func refuseInForkedChild(key: String?) throws(DefaultsError) {
-        guard getpid() != owner else { return }
+        guard isForkedChild else { return }
         throw .writeFailed(
             suite: suite,
             key: key,
@@ -121,9 +121,12 @@ final class SuiteLink: Sendable {
         )
     }
 
+    /// Whether this is a child forked without `exec` from the process that opened the store.
+    var isForkedChild: Bool { getpid() != owner }
+
     func stop() {
         // In a forked child the event loop is gone: closing would only queue work nobody runs.
-        guard getpid() == owner else { return }
+        guard !isForkedChild else { return }
         let connection = link.withLock { link in
             link.stopped = true
             return link.connection
@@ -178,7 +181,7 @@ final class SuiteLink: Sendable {
                         suite: suite,
                         key: key,
                         reason: busy
-                            ? "\(server) kept the suite locked for \(options.retryLimit) (\(reason)); \(outcome)"
+                            ? "\(server) stayed busy for \(options.retryLimit) (\(reason)); \(outcome)"
                             : "\(server) could not be reached for \(options.retryLimit) (\(reason)); \(outcome)"
                     )
                 }
@@ -201,15 +204,18 @@ final class SuiteLink: Sendable {
     ) throws(LinkError) -> Bool {
         let outbox = memory.withLock { $0.outbox }
         if outbox.isEmpty && extra == nil { return true }
-        // BEGIN goes out with the first statement, not a round trip before it.
+        // BEGIN goes out with the first statement, not a round trip before it. Within the commit, the server
+        // ends a statement that runs past the query timeout (its lock waits end at it: see ``connected``).
         let begun = send("BEGIN", on: connection)
+        let limited = send(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(statementLimit)"), on: connection)
         do throws(LinkError) {
             // The suite's row lock orders every commit to the suite, from any machine: the version read here is
             // the latest, and stays so until this transaction ends.
             let lock: PostgresQuery =
                 "SELECT version, recent_batches[1] FROM typed_defaults_suites WHERE suite = \(suite) FOR UPDATE"
-            var rows = try run(lock, on: connection)
+            var rows = try waitingForTheRow { () throws(LinkError) in try run(lock, on: connection) }
             _ = try wait(begun, timeout: patience).get()
+            _ = try wait(limited, timeout: patience).get()
             if rows.isEmpty {
                 try run(
                     """
@@ -218,7 +224,7 @@ final class SuiteLink: Sendable {
                     """,
                     on: connection
                 )
-                rows = try run(lock, on: connection)
+                rows = try waitingForTheRow { () throws(LinkError) in try run(lock, on: connection) }
             }
             let (version, head) = try decode((Int64, UUID?).self, rows.first)
             if memory.withLock({ $0.version != version || $0.head != head }) { try catchUp(on: connection) }
@@ -277,8 +283,7 @@ final class SuiteLink: Sendable {
             }
             let (keys, texts) = chunks.last ?? ([], [])
             // One statement, one round trip: the (last) values, the removals (kept as rows without a value, so
-            // that a catch-up sees them), the suite's new version with this batch's id, and the notification,
-            // which carries only the version: the others read what changed from the table.
+            // that a catch-up sees them), and the suite's new version with this batch's id.
             let written = send(
                 """
                 WITH stored AS (
@@ -294,7 +299,7 @@ final class SuiteLink: Sendable {
                     SET version = \(newVersion), recent_batches = (\(id)::uuid || recent_batches)[1:\(Self.recentBatches)]
                     WHERE suite = \(suite)
                 )
-                SELECT pg_notify(\(channel), \(String(newVersion)))
+                SELECT 1
                 """,
                 on: connection
             )
@@ -305,6 +310,10 @@ final class SuiteLink: Sendable {
             _ = try wait(written, timeout: patience) { connection.closeSoon() }
             _ = try wait(committing, timeout: patience) { connection.closeSoon() }
             uncertain = nil
+            // The others' hint, after the commit and not waited for: it carries nothing they believe, and a
+            // notification queue another session keeps full (by listening inside an open transaction) must not
+            // make commits fail. An instance that misses it finds the commit at its next check.
+            _ = send("SELECT pg_notify(\(channel), '')", on: connection)
             settle(Attempt(id: id, outbox: outbox, extra: extra), version: newVersion, head: id)
             return true
         } catch {
@@ -338,6 +347,17 @@ final class SuiteLink: Sendable {
         }
         if !current.keys.isEmpty { chunks.append(current) }
         return chunks
+    }
+
+    /// Runs a statement that waits for the suite's row lock: one that the server ends at its statement limit
+    /// waited for the lock in several turns (each within the lock timeout), as writers queue behind another
+    /// session's lock, so it is a wait to retry, not a refusal.
+    private func waitingForTheRow(_ body: () throws(LinkError) -> [PostgresRow]) throws(LinkError) -> [PostgresRow] {
+        do {
+            return try body()
+        } catch .refused(let reason) where reason.contains("SQLSTATE 57014") {
+            throw .busy("another session held the suite's row lock past the query timeout: \(reason)")
+        }
     }
 
     private func isCommitted(_ id: UUID, on connection: PostgresConnection) throws(LinkError) -> Bool {
@@ -375,9 +395,10 @@ final class SuiteLink: Sendable {
             SELECT s.version, s.recent_batches[1],
                 CASE WHEN s.version::numeric - \(known)::numeric BETWEEN 0 AND \(Self.recentBatches - 1)
                     THEN s.recent_batches[(s.version::numeric - \(known)::numeric + 1)::int] END,
+                s.version::numeric - \(known)::numeric >= \(Self.recentBatches),
                 v.key, v.value::text, v.version
             FROM typed_defaults_suites s
-            LEFT JOIN typed_defaults v ON v.suite = s.suite AND v.version > \(known)
+            LEFT JOIN typed_defaults v ON v.suite = s.suite AND s.version > \(known) AND v.version > \(known)
             WHERE s.suite = \(suite)
             """,
             on: connection
@@ -385,18 +406,21 @@ final class SuiteLink: Sendable {
         var version: Int64 = 0
         var latest: UUID?
         var atKnown: UUID?
+        var beyondHistory = false
         var changed: [(key: String, value: PropertyListValue?, version: Int64)] = []
         for row in rows {
-            let (suiteVersion, latestBatch, knownBatch, key, text, rowVersion) = try decode(
-                (Int64, UUID?, UUID?, String?, String?, Int64?).self,
+            let (suiteVersion, latestBatch, knownBatch, beyond, key, text, rowVersion) = try decode(
+                (Int64, UUID?, UUID?, Bool, String?, String?, Int64?).self,
                 row
             )
-            (version, latest, atKnown) = (suiteVersion, latestBatch, knownBatch)
+            (version, latest, atKnown, beyondHistory) = (suiteVersion, latestBatch, knownBatch, beyond)
             guard let key, let rowVersion else { continue }
             guard let value = readable(text, key: key) else { continue }
             changed.append((key, value, rowVersion))
         }
-        let followed = known == 0 || (head != nil && atKnown == head)
+        // The server's id for the version memory holds is the one memory keeps (both `nil` for a suite never
+        // committed to, or a missing suite row: then any values memory holds are replaced by none).
+        let followed = atKnown == head && !(rows.isEmpty && memory.withLock { !$0.server.isEmpty })
         if version < known || !followed {
             let all = try run(
                 "SELECT key, value::text FROM typed_defaults WHERE suite = \(suite) AND value IS NOT NULL",
@@ -411,8 +435,9 @@ final class SuiteLink: Sendable {
             memory.withLock { memory in
                 changes.publish(memory.replaceServer(with: values, version: version, head: latest))
             }
-            // Without an id (a copy saved by an older version), memory could not tell; that is no replacement.
-            if head != nil {
+            // Without an id (a copy saved by an older version), or more commits behind than the server remembers,
+            // memory could not tell; that is no replacement.
+            if head != nil, !beyondHistory {
                 queue(
                     DefaultsDiagnostic(
                         kind: .storeReplaced,
@@ -516,14 +541,11 @@ final class SuiteLink: Sendable {
             // session after this long, rather than when TCP gives up, hours later; so it is set before the first
             // transaction the connection starts.
             try run("SET idle_in_transaction_session_timeout = '10s'", on: connection)
-            // A statement that waits for a lock (a row an operator's session holds, say) or runs long is ended by
-            // the server itself at the query timeout, with an error naming why, and the connection stays usable:
-            // a client that gives up only closes its socket, which a backend waiting on a lock does not notice,
-            // so abandoned sessions would pile up. The lock wait ends first (it is retried); a statement that
-            // runs past the limit is refused (it would only run as long again).
-            let limit = max(Int64(options.queryTimeout.seconds * 1000), 1)
-            try run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(limit)"), on: connection)
-            try run(PostgresQuery(unsafeSQL: "SET statement_timeout = \(limit + 1000)"), on: connection)
+            // A statement that waits for a lock (a row an operator's session holds, say) is ended by the server
+            // itself at the query timeout, with an error naming why, and the connection stays usable: a client
+            // that gives up only closes its socket, which a backend waiting on a lock does not notice, so
+            // abandoned sessions would pile up. Commits also limit how long a statement runs (``commitOnce``).
+            try run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(statementLimit - 1000)"), on: connection)
             // Every connection: the tables may have been dropped, or the database restored, since the last one.
             try prepareSchema(on: connection)
             let backend = try decode(Int32.self, try run("SELECT pg_backend_pid()", on: connection).first)
@@ -578,13 +600,23 @@ final class SuiteLink: Sendable {
         }
         try run("BEGIN", on: connection)
         do throws(LinkError) {
-            // The wait for the schema lock is bounded by its holder's idle-in-transaction timeout (a frozen
-            // instance's), not by this connection's lock timeout: an instance that gave up and retried would only
-            // queue behind the same holder again.
-            try run("SET LOCAL lock_timeout = 0", on: connection)
-            try run("SET LOCAL statement_timeout = 0", on: connection)
-            // Instances starting together would otherwise race to create the same tables.
-            try run("SELECT pg_advisory_xact_lock(\(Self.schemaLock))", on: connection)
+            // Instances starting together would otherwise race to create the same tables. The lock is tried, not
+            // waited for: any role may take an advisory lock and keep it, and a backend left waiting on one after
+            // its client gave up would hold a connection slot for as long; a holder keeps the tables from being
+            // created, never the slots.
+            let deadline = ContinuousClock.now + options.queryTimeout
+            while try !decode(
+                Bool.self,
+                run("SELECT pg_try_advisory_xact_lock(\(Self.schemaLock))", on: connection).first
+            ) {
+                guard ContinuousClock.now < deadline else {
+                    throw LinkError.busy(
+                        "another session holds the lock that guards creating the tables "
+                            + "(pg_advisory_lock(\(Self.schemaLock))); they are created once it lets go"
+                    )
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
             for statement in Self.schema { try run(PostgresQuery(unsafeSQL: statement), on: connection) }
             try run("COMMIT", on: connection)
         } catch {
@@ -751,6 +783,10 @@ final class SuiteLink: Sendable {
 
     /// How long the client waits for an answer: the server's own limit, and time for its error to arrive.
     private var patience: Duration { options.queryTimeout + .seconds(3) }
+
+    /// The server's limit on one statement of a commit, in milliseconds: a second above the query timeout, so
+    /// that a lock wait (limited to the query timeout) ends first, as a wait and not as a refusal.
+    private var statementLimit: Int64 { max(Int64(options.queryTimeout.seconds * 1000), 1) + 1000 }
 
     private func wait<Value: Sendable>(
         _ future: EventLoopFuture<Value>,

@@ -79,6 +79,8 @@ struct SuiteMemory: Sendable {
         for key in values.keys where rows[key] == nil && pending[key] == nil { all[key] = .some(nil) }
         let changes = applyServer(all, version: newVersion, head: newHead)
         (version, head) = (newVersion, newHead)
+        // Saved again even at the version the copy on disk has: it holds the suite that was replaced.
+        savedVersion = -1
         return changes
     }
 

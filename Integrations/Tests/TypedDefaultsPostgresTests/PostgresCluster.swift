@@ -114,8 +114,10 @@ final class PostgresCluster: Sendable {
 
     /// Starts psql running `statement` without waiting for it: a session that holds a lock while the test
     /// does something else.
-    func startPsql(_ statement: String, database: String = "postgres") throws -> ChildProcess {
-        try ChildProcess(Self.binary("psql"), psqlArguments(statement, database: database))
+    func startPsql(_ statement: String, database: String = "postgres", user: String = PostgresCluster.user) throws
+        -> ChildProcess
+    {
+        try ChildProcess(Self.binary("psql"), psqlArguments(statement, database: database, user: user))
     }
 
     private func psqlArguments(_ statement: String, database: String, user: String = PostgresCluster.user) -> [String] {

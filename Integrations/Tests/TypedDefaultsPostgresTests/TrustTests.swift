@@ -193,6 +193,67 @@ struct TrustTests {
         )
     }
 
+    /// Any role may take the advisory lock that guards creating the tables (its key is in the source) and keep
+    /// it: on a database without the tables, instances then cannot create them, but they must not leave a
+    /// backend waiting on that lock for every attempt until the server runs out of connection slots.
+    @Test("a stranger holding the schema lock costs no connection slots, and the tables come once it lets go")
+    func schemaLockHeld() async throws {
+        let cluster = try Fixture.cluster()
+        let database = try cluster.createDatabase("schemalock")
+        let stranger = "stranger_\(UUID().uuidString.prefix(8).lowercased())"
+        _ = try cluster.psql("CREATE ROLE \(stranger) LOGIN")
+        defer { _ = try? cluster.psql("DROP ROLE \(stranger)") }
+        let holder = try cluster.startPsql(
+            "SELECT pg_advisory_lock(\(0x7479_7065_645f_6466 as Int64)), pg_sleep(600)",
+            database: database,
+            user: stranger
+        )
+        defer {
+            holder.signal(SIGKILL)
+            _ = holder.waitBlocking()
+            holder.removeFiles()
+        }
+        var options = Fixture.options(retryLimit: .seconds(2))
+        options.queryTimeout = .seconds(1)
+        options.connectTimeout = .seconds(1)
+        let url = cluster.url(database: database)
+        let suite = Fixture.suite("schemalock")
+        let stores = try (0..<2).map { _ in try PostgresStore(url: url, suite: suite, options: options) }
+        let sessions = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()"
+        var most = 0
+        var failure = ""
+        for round in 0..<4 {
+            _ = try stores[round % 2].apply(DefaultsBatch(writes: ["k": .integer(Int64(round))]))
+            do {
+                try stores[round % 2].flush()
+            } catch {
+                failure = "\(error)"
+            }
+            most = max(most, Int(try cluster.psql(sessions)) ?? 0)
+        }
+        #expect(most <= 4, "the server had \(most) sessions in the database (2 instances and the holder)")
+        #expect(failure.contains("lock that guards creating the tables"), "\(failure)")
+        // Let go: its backend sleeps on, with the lock, until it is ended.
+        _ = try cluster.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' "
+                + "AND datname = '\(database)' AND pid <> pg_backend_pid()"
+        )
+        var options2 = options
+        options2.retryLimit = .seconds(10)
+        let later = try PostgresStore(url: url, suite: suite, options: options2)
+        _ = try later.apply(DefaultsBatch(writes: ["k": .integer(100)]))
+        try later.flush()
+        #expect(try PostgresStore(url: url, suite: suite, options: options2).value(forKey: "k") == .integer(100))
+        // The instances that started while the lock was held connect too, and commit what they kept.
+        try stores[1].flush()
+        #expect(
+            try cluster.psql(
+                "SELECT value->>'integer' FROM typed_defaults WHERE suite = '\(suite)' AND key = 'k'",
+                database: database
+            ) == "3"
+        )
+    }
+
     /// A version of `bigint`'s largest value in the table: nothing may follow it, and nothing may trap on it.
     @Test("a suite version at the end of bigint gets a typed error, and setting it back reloads every instance")
     func versionAtTheEnd() async throws {

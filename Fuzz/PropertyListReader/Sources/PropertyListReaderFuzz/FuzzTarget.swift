@@ -1,14 +1,26 @@
 import Foundation
 import TypedDefaults
 
-/// One input, two checks. Every parse a file's bytes can reach (the library's XML and binary readers, and
-/// Foundation's, for what those leave: old-style text, other XML) must return or refuse, never crash or hang;
-/// and whenever the library's XML reader returns a value, Foundation's reader must return the very same value
-/// (bit for bit). A crash, a hang (libFuzzer's -timeout) or a disagreement is a finding.
+/// A Codable value that nests without end, as stored JSON another program wrote may claim to.
+private struct Node: Codable {
+    var name: String?
+    var children: [Node]?
+    var values: [String: Double]?
+}
+
+/// One input, two checks. Every parse that stored bytes can reach (the library's XML and binary readers, and
+/// Foundation's for what those leave, old-style text and other XML; JSON text, as launch arguments and the
+/// `defaults` tool read it; a stored Codable value's JSON) must return or refuse, never crash or hang; and
+/// whenever the library's XML reader returns a value, Foundation's reader must return the very same value (bit
+/// for bit). A crash, a hang (libFuzzer's -timeout) or a disagreement is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
     _ = PropertyListValue(propertyListData: data)
+    _ = try? CodableBridge<Node>().deserialize(.data(data))
+    let text = String(decoding: data, as: UTF8.self)
+    _ = PropertyListValue(jsonText: text)
+    _ = PropertyListValue.firstReading(ofText: text) { $0 }
     guard let own = PropertyListXMLReader.value(from: data) else { return 0 }
     let object = try? PropertyListSerialization.propertyList(from: data, format: nil)
     let foundation = object.flatMap(PropertyListValue.init(foundationObject:))

@@ -8,7 +8,9 @@ private struct Node: Codable {
     var values: [String: Double]?
 }
 
-/// One input, two checks. Every parse that stored bytes can reach (the library's XML and binary readers, and
+/// One input, two checks.
+///
+/// Every parse that stored bytes can reach (the library's XML and binary readers, and
 /// Foundation's for what those leave, old-style text and other XML; JSON text, as launch arguments and the
 /// `defaults` tool read it; a stored Codable value's JSON) must return or refuse, never crash or hang; and
 /// whenever the library's XML reader returns a value, Foundation's reader must return the very same value (bit

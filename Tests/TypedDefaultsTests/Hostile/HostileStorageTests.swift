@@ -199,8 +199,14 @@ extension Hostile {
 
         // MARK: Locks that hold
 
-        @Test("modify stays exact while another program deletes and replaces the lock file")
-        func lockFileReplaced() throws {
+        /// A writer that locked a lock file made after another program deleted the old one may read the suite
+        /// while a writer holding the old one is about to rename its write into place: each writer checks, just
+        /// before its rename, that the file is still the version it read, and reads again if not.
+        @Test(
+            "modify stays exact while another program deletes and replaces the lock file",
+            arguments: [1_000...20_000, 300...3_000]
+        )
+        func lockFileReplaced(pauses: ClosedRange<UInt32>) throws {
             let suite = IsolatedSuite()
             let lock = suite.directory.url.appendingPathComponent(".\(suite.name).plist.lock")
             let writers = try (0..<4)
@@ -217,7 +223,7 @@ extension Hostile {
                     rename(fresh, lock.path)
                 }
                 replaced += 1
-                usleep(UInt32.random(in: 1_000...20_000))
+                usleep(UInt32.random(in: pauses))
             }
             #expect(replaced > 10)
             #expect(try suite.fileContents()["counter"] as? Int == 1_200)

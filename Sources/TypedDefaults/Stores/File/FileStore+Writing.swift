@@ -234,7 +234,14 @@ extension FileStore {
                     holdingSpellings: spellings,
                     over: base
                 )
-            guard let (version, writeCount) = try file.write(bytes.bytes, holding: lock) else { return nil }
+            let readVersion: SuiteFile.Version? =
+                switch current {
+                case .values(_, let version, _), .damaged(_, let version, _): version
+                case .missing: nil
+                }
+            guard let (version, writeCount) = try file.write(bytes.bytes, holding: lock, over: readVersion) else {
+                return nil
+            }
             keepImage(bytes, of: version)
             let data = bytes.bytes
             // The backup bytes replaced are freed after the lock, as a replaced image is.

@@ -101,10 +101,15 @@ extension SuiteFile {
     }
 
     /// Replaces the file with `bytes` (a property list the writer made), atomically and durably; returns the
-    /// new version, or `nil`, having changed nothing, when `lock` no longer guards the file.
+    /// new version, or `nil`, having changed nothing, when `lock` no longer guards the file or the file is no
+    /// longer `expected`, the version the writer read (`nil`: none).
+    ///
+    /// The second check is for a lock file another program deleted: a writer that locked a new one may have
+    /// read the file before this one's write landed, and must read again rather than write over it.
     func write(
         _ bytes: [UInt8],
-        holding lock: HeldLock
+        holding lock: HeldLock,
+        over expected: Version?
     ) throws(DefaultsError) -> (version: Version, writeCount: UInt64)? {
         try createDirectory()
         var info = stat()
@@ -121,7 +126,7 @@ extension SuiteFile {
         }
         let temporary = try writeTemporaryCopy(of: bytes, durably: true)
         // Checked last, just before the file changes: a lock file deleted meanwhile lets another writer in.
-        guard lock.isStillAtPath else {
+        guard lock.isStillAtPath, (try? currentVersion()) == expected else {
             unlink(temporary)
             return nil
         }

@@ -483,9 +483,8 @@ final class SuiteLink: Sendable {
     /// A notification on the suite's channel: a hint that the table changed, never data.
     ///
     /// Anyone who can connect to the database may `NOTIFY` any channel, so what a notification says is not
-    /// believed: the worker reads
-    /// what changed from the table, which only roles allowed to write it can change. Notifications that arrive
-    /// while a catch-up is due are folded into it, so a flood costs one read at a time.
+    /// believed: the worker reads what changed from the table, which only roles allowed to write it can change.
+    /// Notifications that arrive while a catch-up is due are folded into it, so a flood costs one read at a time.
     ///
     /// Runs on the event loop.
     private func received(from sender: Int32, own: Int32) {

@@ -71,35 +71,14 @@ struct ValueParser {
     /// Refuses property-list text nested deeper than a value may be: Foundation's parser gives up on it at some
     /// depth, and the text would otherwise be stored as a plain string without a word.
     static func checkNesting(_ text: String) throws(ToolError) {
-        var depth = 0
-        var deepest = 0
-        var quoted = false
-        var escaped = false
-        for byte in text.utf8 {
-            if quoted {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    quoted = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): quoted = true
-            case UInt8(ascii: "("), UInt8(ascii: "{"):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: ")"), UInt8(ascii: "}"): depth = max(0, depth - 1)
-            default: break
-            }
+        let limit = PropertyListValue.maximumDepth
+        let opening = UInt8(ascii: "(")
+        guard NestingCheck.nestsDeeper(text.utf8, than: limit, opening: opening, closing: UInt8(ascii: ")")) else {
+            return
         }
-        guard deepest > PropertyListValue.maximumDepth else { return }
         throw ToolError(
             status: .invalidValue,
-            message: "the value is nested \(deepest) levels deep; a stored value holds at most "
-                + "\(PropertyListValue.maximumDepth)"
+            message: "the value nests more than \(limit) levels deep, the most a stored value may"
         )
     }
 

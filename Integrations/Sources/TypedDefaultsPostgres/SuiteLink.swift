@@ -282,6 +282,9 @@ final class SuiteLink: Sendable {
                 )
             }
             let (keys, texts) = chunks.last ?? ([], [])
+            // What the batch changed, for the others to apply version by version (their observers hear every
+            // value); a batch too large for that is read from the values instead.
+            let history = Self.historyText(of: changed)
             // One statement, one round trip: the (last) values, the removals (kept as rows without a value, so
             // that a catch-up sees them), and the suite's new version with this batch's id.
             let written = send(
@@ -294,6 +297,13 @@ final class SuiteLink: Sendable {
                 ), removed AS (
                     UPDATE typed_defaults SET value = NULL, version = \(newVersion)
                     WHERE suite = \(suite) AND key = ANY(\(removed)::text[])
+                ), logged AS (
+                    INSERT INTO typed_defaults_history (suite, version, changes)
+                    VALUES (\(suite), \(newVersion), \(history)::jsonb)
+                    ON CONFLICT (suite, version) DO UPDATE SET changes = EXCLUDED.changes
+                ), pruned AS (
+                    DELETE FROM typed_defaults_history
+                    WHERE suite = \(suite) AND version::numeric <= \(newVersion)::numeric - \(Self.recentBatches)
                 ), advanced AS (
                     UPDATE typed_defaults_suites
                     SET version = \(newVersion), recent_batches = (\(id)::uuid || recent_batches)[1:\(Self.recentBatches)]
@@ -325,6 +335,45 @@ final class SuiteLink: Sendable {
     /// How many batch ids a suite remembers: enough for every commit that can be in doubt at once, and the
     /// history a catch-up checks memory against.
     private static let recentBatches = 256
+
+    /// What a batch changed as the history keeps it, `{key: stored JSON or null}`; `nil` past 8 KB, when the others
+    /// read the values themselves.
+    static func historyText(of changed: [String: PropertyListValue?]) -> String? {
+        let entries = changed.mapValues { $0.map(StoredJSON.init) }
+        guard let data = try? JSONEncoder().encode(entries), data.count <= 8_192 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The changes of versions `known + 1` through `latest`, in order, from the history the catch-up read (a JSON
+    /// array of `[version, changes]`); `nil` when it lacks one of them (pruned, too large, or not the store's
+    /// JSON), and the values must be read instead.
+    static func history(_ text: String?, after known: Int64, through latest: Int64)
+        -> [(version: Int64, changes: [String: PropertyListValue?])]?
+    {
+        let (span, overflow) = latest.subtractingReportingOverflow(known)
+        guard !overflow, span > 0, span <= recentBatches, let text,
+            let steps = try? JSONDecoder().decode([HistoryStep].self, from: Data(text.utf8)), steps.count == span
+        else { return nil }
+        var versions: [(version: Int64, changes: [String: PropertyListValue?])] = []
+        for (offset, step) in steps.enumerated() {
+            guard let version = Int64(step.version), version == known + Int64(offset) + 1, let changes = step.changes
+            else { return nil }
+            versions.append((version, changes.mapValues { $0?.value }))
+        }
+        return versions
+    }
+
+    /// One row of the history as the catch-up reads it: `[version as text, changes or null]`.
+    private struct HistoryStep: Decodable {
+        let version: String
+        let changes: [String: StoredJSON?]?
+
+        init(from decoder: any Decoder) throws {
+            var row = try decoder.unkeyedContainer()
+            version = try row.decode(String.self)
+            changes = try row.decodeIfPresent([String: StoredJSON?].self)
+        }
+    }
 
     /// The largest total of value text one statement carries (one larger value goes alone).
     static let chunkBytes = 4 << 20
@@ -396,6 +445,9 @@ final class SuiteLink: Sendable {
                 CASE WHEN s.version::numeric - \(known)::numeric BETWEEN 0 AND \(Self.recentBatches - 1)
                     THEN s.recent_batches[(s.version::numeric - \(known)::numeric + 1)::int] END,
                 s.version::numeric - \(known)::numeric >= \(Self.recentBatches),
+                (SELECT json_agg(json_build_array(h.version::text, h.changes) ORDER BY h.version)::text
+                    FROM typed_defaults_history h
+                    WHERE h.suite = s.suite AND h.version > \(known) AND h.version <= s.version),
                 v.key, v.value::text, v.version
             FROM typed_defaults_suites s
             LEFT JOIN typed_defaults v ON v.suite = s.suite AND s.version > \(known) AND v.version > \(known)
@@ -407,13 +459,15 @@ final class SuiteLink: Sendable {
         var latest: UUID?
         var atKnown: UUID?
         var beyondHistory = false
+        var historyText: String?
         var changed: [(key: String, value: PropertyListValue?, version: Int64)] = []
         for row in rows {
-            let (suiteVersion, latestBatch, knownBatch, beyond, key, text, rowVersion) = try decode(
-                (Int64, UUID?, UUID?, Bool, String?, String?, Int64?).self,
+            let (suiteVersion, latestBatch, knownBatch, beyond, steps, key, text, rowVersion) = try decode(
+                (Int64, UUID?, UUID?, Bool, String?, String?, String?, Int64?).self,
                 row
             )
             (version, latest, atKnown, beyondHistory) = (suiteVersion, latestBatch, knownBatch, beyond)
+            historyText = steps
             guard let key, let rowVersion else { continue }
             guard let value = readable(text, key: key) else { continue }
             changed.append((key, value, rowVersion))
@@ -448,6 +502,14 @@ final class SuiteLink: Sendable {
                             + "server's \(values.count) values"
                     )
                 )
+            }
+        } else if version > known, let versions = Self.history(historyText, after: known, through: version) {
+            // Version by version, so that observers hear every value another instance committed, in order.
+            memory.withLock { memory in
+                for step in versions where step.version > memory.version {
+                    let head = step.version == version ? latest : nil
+                    changes.publish(memory.applyServer(step.changes, version: step.version, head: head))
+                }
             }
         } else if version > known {
             memory.withLock { memory in
@@ -585,6 +647,7 @@ final class SuiteLink: Sendable {
             """
             SELECT obj_description(to_regclass('typed_defaults'), 'pg_class'),
                    to_regclass('typed_defaults') IS NOT NULL AND to_regclass('typed_defaults_suites') IS NOT NULL
+                   AND to_regclass('typed_defaults_history') IS NOT NULL
             """,
             on: connection
         )
@@ -642,6 +705,14 @@ final class SuiteLink: Sendable {
             suite text PRIMARY KEY,
             version bigint NOT NULL,
             recent_batches uuid[] NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS typed_defaults_history (
+            suite text NOT NULL,
+            version bigint NOT NULL,
+            changes jsonb,
+            PRIMARY KEY (suite, version)
         )
         """,
         """

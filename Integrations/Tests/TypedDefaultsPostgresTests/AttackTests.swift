@@ -124,11 +124,7 @@ struct AttackTests {
         let fleet = FleetSettings(url: cluster.url(database: database), suite: Fixture.suite("frozen"))
         _ = try PostgresStore(url: fleet.url, suite: fleet.suite, options: Fixture.options())
         let busy = try fleet.start(["increment", "count", "1000000"])
-        defer {
-            busy.signal(SIGKILL)
-            _ = busy.waitBlocking()
-            busy.removeFiles()
-        }
+        defer { busy.end() }
         var frozen = false
         for _ in 0..<500 where !frozen {
             try await Task.sleep(for: .milliseconds(20))
@@ -161,17 +157,9 @@ struct AttackTests {
             "SELECT pg_advisory_lock(\(0x7479_7065_645f_6466 as Int64)), pg_sleep(600)",
             database: database
         )
-        defer {
-            holder.signal(SIGKILL)
-            _ = holder.waitBlocking()
-            holder.removeFiles()
-        }
+        defer { holder.end() }
         let first = try fleet.start(["set", "first", "1"])
-        defer {
-            first.signal(SIGKILL)
-            _ = first.waitBlocking()
-            first.removeFiles()
-        }
+        defer { first.end() }
         let trying = "state = 'idle in transaction' AND query LIKE '%pg_try_advisory_xact_lock%'"
         try #require(await sessionAppears(in: database, where: trying, on: cluster), "never saw it try for the lock")
         // Frozen inside its schema transaction; then the lock is let go, with the frozen one unable to take it.
@@ -230,11 +218,7 @@ struct AttackTests {
         #expect(store?.value(forKey: "absent") == nil)
         #expect(try cluster.psql(sessions) == "1")
         let child = try ChildProcess("/bin/sleep", ["60"], inheritingDescriptors: true)
-        defer {
-            child.signal(SIGKILL)
-            _ = child.waitBlocking()
-            child.removeFiles()
-        }
+        defer { child.end() }
         store = nil
         var open = "1"
         for _ in 0..<100 where open != "0" {

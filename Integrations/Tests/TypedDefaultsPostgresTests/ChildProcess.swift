@@ -120,4 +120,11 @@ struct ChildProcess: Sendable {
         try? FileManager.default.removeItem(atPath: outputPath)
         try? FileManager.default.removeItem(atPath: errorPath)
     }
+
+    /// Kills the child, reaps it and removes its files: the cleanup of a child a test leaves running.
+    func end() {
+        signal(SIGKILL)
+        _ = waitBlocking()
+        removeFiles()
+    }
 }

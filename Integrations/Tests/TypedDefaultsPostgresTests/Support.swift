@@ -64,6 +64,19 @@ enum Fixture {
         try PostgresStore(url: cluster.url(), suite: suite, options: options)
     }
 
+    /// Starts `postgres-store-helper` (built beside `fleet-settings`) with `arguments`, with a home of its own.
+    static func storeHelper(_ arguments: [String]) throws -> ChildProcess {
+        let home = directory()
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        return try ChildProcess(
+            FleetSettings.executable.deletingLastPathComponent().appendingPathComponent("postgres-store-helper").path,
+            arguments,
+            environment: environment
+        )
+    }
+
     /// Waits until `condition` holds or `timeout` passes; returns whether it held.
     static func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout

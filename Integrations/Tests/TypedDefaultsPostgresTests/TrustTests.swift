@@ -151,11 +151,7 @@ struct TrustTests {
             "BEGIN; SELECT 1 FROM typed_defaults_suites WHERE suite = '\(quoted)' FOR UPDATE; SELECT pg_sleep(25);",
             database: database
         )
-        defer {
-            holder.signal(SIGKILL)
-            _ = holder.waitBlocking()
-            holder.removeFiles()
-        }
+        defer { holder.end() }
         let failures = Shared<[String]>([])
         let writers = stores.enumerated()
             .map { index, store in
@@ -208,11 +204,15 @@ struct TrustTests {
             database: database,
             user: stranger
         )
-        defer {
-            holder.signal(SIGKILL)
-            _ = holder.waitBlocking()
-            holder.removeFiles()
+        defer { holder.end() }
+        let held =
+            "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()"
+        var heldYet = false
+        for _ in 0..<200 where !heldYet {
+            heldYet = try cluster.psql(held, database: database) != "0"
+            if !heldYet { try await Task.sleep(for: .milliseconds(50)) }
         }
+        try #require(heldYet, "the stranger never took the lock")
         var options = Fixture.options(retryLimit: .seconds(2))
         options.queryTimeout = .seconds(1)
         options.connectTimeout = .seconds(1)
@@ -299,15 +299,7 @@ struct TrustTests {
     func forkWithoutExec() async throws {
         let cluster = try Fixture.cluster()
         let suite = Fixture.suite("forked")
-        let home = Fixture.directory()
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home.path
-        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
-        let helper = try ChildProcess(
-            FleetSettings.executable.deletingLastPathComponent().appendingPathComponent("postgres-store-helper").path,
-            ["fork", cluster.url(), suite, "k"],
-            environment: environment
-        )
+        let helper = try Fixture.storeHelper(["fork", cluster.url(), suite, "k"])
         defer { helper.removeFiles() }
         let status = await helper.wait(timeout: .seconds(40))
         #expect(status == 0, "status \(status): \(helper.output) \(helper.errors)")

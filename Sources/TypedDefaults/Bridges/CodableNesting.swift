@@ -13,7 +13,7 @@ let codableNestingLimit = 256
 /// A level is a keyed or unkeyed container inside another (a JSON object or array), or a value encoded through a
 /// single-value container (which `JSONEncoder` also recurses into, without a JSON level to show for it). So the
 /// count is never below the JSON depth, and the JSON written never nests deeper than the limit.
-enum NestingCheck {
+package enum NestingCheck {
     /// Throws ``NestingTooDeep`` if `value` nests deeper than `limit`; rethrows what its `encode(to:)` throws.
     static func check<Value: Encodable>(_ value: Value, limit: Int) throws {
         let walk = NestingWalk(limit: limit)
@@ -26,10 +26,23 @@ enum NestingCheck {
     ///
     /// Brackets inside strings do not count. Runs before `JSONDecoder`, which recurses once per level.
     static func jsonNestsDeeper(_ json: some Collection<UInt8>, than limit: Int) -> Bool {
+        nestsDeeper(json, than: limit, opening: UInt8(ascii: "["), closing: UInt8(ascii: "]"))
+    }
+
+    /// Whether text nests `{` and `opening` deeper than `limit`, stopping as soon as it does: JSON's `[`, or
+    /// old-style property-list text's `(`, which the `defaults` tool reads.
+    ///
+    /// Brackets inside `"` strings (with `\` escapes, as both write them) do not count.
+    package static func nestsDeeper(
+        _ text: some Collection<UInt8>,
+        than limit: Int,
+        opening: UInt8,
+        closing: UInt8
+    ) -> Bool {
         var depth = 0
         var inString = false
         var escaped = false
-        for byte in json {
+        for byte in text {
             if inString {
                 if escaped {
                     escaped = false
@@ -42,10 +55,10 @@ enum NestingCheck {
             }
             switch byte {
             case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
+            case opening, UInt8(ascii: "{"):
                 depth += 1
                 if depth > limit { return true }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            case closing, UInt8(ascii: "}"): depth -= 1
             default: break
             }
         }

@@ -393,7 +393,7 @@ struct DefaultsToolTests {
         for text in [array, dictionary] {
             let result = try defaults("write", "app", "deep", text)
             #expect(result.status == 2, "\(result.errors)")
-            #expect(result.errors.contains("nested \(levels) levels deep"), "\(result.errors)")
+            #expect(result.errors.contains("nests more than 128 levels deep"), "\(result.errors)")
             let whole = try defaults("write", "app", "{ k = \(text); }")
             #expect(whole.status == 2, "\(whole.errors)")
         }

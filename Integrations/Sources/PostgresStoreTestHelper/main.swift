@@ -20,6 +20,16 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// Runs `write` and says `LABEL=ok`, or `LABEL=` and the error.
+func report(_ label: String, _ write: () throws -> Void) {
+    do {
+        try write()
+        say("\(label)=ok")
+    } catch {
+        say("\(label)=\(error)")
+    }
+}
+
 let arguments = CommandLine.arguments
 switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
 case (6, "hold"):
@@ -48,12 +58,7 @@ case (5, "fork"):
         let child = fork()
         if child == 0 {
             say("child-read=\(defaults[key])")
-            do {
-                try defaults.set(2, for: key)
-                say("child-flush=ok")
-            } catch {
-                say("child-flush=\(error)")
-            }
+            report("child-flush") { try defaults.set(2, for: key) }
             // A write left pending for the exit flush, which must end too.
             let coalesced = DefaultsAdapter(store: store, keyStore: DefaultsKeys(), writePolicy: .coalesced)
             coalesced[key] = 4
@@ -62,12 +67,7 @@ case (5, "fork"):
         var status: Int32 = 0
         waitpid(child, &status, 0)
         say("child-status=\(status)")
-        do {
-            try defaults.set(3, for: key)
-            say("parent-flush=ok")
-        } catch {
-            say("parent-flush=\(error)")
-        }
+        report("parent-flush") { try defaults.set(3, for: key) }
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("postgres-store-helper: \(error)\n".utf8))

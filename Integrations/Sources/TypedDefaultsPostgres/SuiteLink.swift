@@ -438,7 +438,8 @@ final class SuiteLink: Sendable {
     /// versions alone would mislead: memory is replaced whole, with a diagnostic.
     private func catchUp(on connection: PostgresConnection) throws(LinkError) {
         let (known, head) = memory.withLock { ($0.version, $0.head) }
-        // numeric: a hostile version near either end of bigint must not make the query fail.
+        // One row: the suite's version, its commit ids (the latest, and the one for the version memory holds) and
+        // the history since. numeric: a hostile version near either end of bigint must not make the query fail.
         let rows = try run(
             """
             SELECT s.version, s.recent_batches[1],
@@ -447,30 +448,19 @@ final class SuiteLink: Sendable {
                 s.version::numeric - \(known)::numeric >= \(Self.recentBatches),
                 (SELECT json_agg(json_build_array(h.version::text, h.changes) ORDER BY h.version)::text
                     FROM typed_defaults_history h
-                    WHERE h.suite = s.suite AND h.version > \(known) AND h.version <= s.version),
-                v.key, v.value::text, v.version
+                    WHERE h.suite = s.suite AND h.version > \(known) AND h.version <= s.version)
             FROM typed_defaults_suites s
-            LEFT JOIN typed_defaults v ON v.suite = s.suite AND s.version > \(known) AND v.version > \(known)
             WHERE s.suite = \(suite)
             """,
             on: connection
         )
-        var version: Int64 = 0
-        var latest: UUID?
-        var atKnown: UUID?
-        var beyondHistory = false
-        var historyText: String?
-        var changed: [(key: String, value: PropertyListValue?, version: Int64)] = []
-        for row in rows {
-            let (suiteVersion, latestBatch, knownBatch, beyond, steps, key, text, rowVersion) = try decode(
-                (Int64, UUID?, UUID?, Bool, String?, String?, String?, Int64?).self,
+        var (version, latest, atKnown, beyondHistory, historyText): (Int64, UUID?, UUID?, Bool, String?) =
+            (0, nil, nil, false, nil)
+        if let row = rows.first {
+            (version, latest, atKnown, beyondHistory, historyText) = try decode(
+                (Int64, UUID?, UUID?, Bool, String?).self,
                 row
             )
-            (version, latest, atKnown, beyondHistory) = (suiteVersion, latestBatch, knownBatch, beyond)
-            historyText = steps
-            guard let key, let rowVersion else { continue }
-            guard let value = readable(text, key: key) else { continue }
-            changed.append((key, value, rowVersion))
         }
         // The server's id for the version memory holds is the one memory keeps (both `nil` for a suite never
         // committed to, or a missing suite row: then any values memory holds are replaced by none).
@@ -512,6 +502,17 @@ final class SuiteLink: Sendable {
                 }
             }
         } else if version > known {
+            // Past the history: the rows changed since, each its key's latest value.
+            let rows = try run(
+                "SELECT key, value::text, version FROM typed_defaults WHERE suite = \(suite) AND version > \(known)",
+                on: connection
+            )
+            var changed: [(key: String, value: PropertyListValue?, version: Int64)] = []
+            for row in rows {
+                let (key, text, rowVersion) = try decode((String, String?, Int64).self, row)
+                guard let value = readable(text, key: key) else { continue }
+                changed.append((key, value, rowVersion))
+            }
             memory.withLock { memory in
                 // Each row is its key's latest; a commit of this instance may have brought memory past `known`.
                 var newer: [String: PropertyListValue?] = [:]

@@ -53,8 +53,9 @@ func open(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKeys> {
                 + "(-app <program name>)"
         )
     }
+    let adapter: DefaultsAdapter<DefaultsKeys>
     do {
-        return try DefaultsAdapter(
+        adapter = try DefaultsAdapter(
             suiteName: domain,
             keyStore: DefaultsKeys(),
             launchArguments: .ignored,
@@ -63,6 +64,11 @@ func open(_ domain: String) throws(ToolError) -> DefaultsAdapter<DefaultsKeys> {
     } catch {
         throw ToolError(error)
     }
+    // Every command leaves the file current: writes a program killed before it rebuilt the file are in the
+    // journal, and are folded into the file now (a file that cannot be written is reported by the command).
+    _ = adapter.storedValues()
+    try? adapter.flush()
+    return adapter
 }
 
 /// The suite for `domain`, which must exist and be intact.

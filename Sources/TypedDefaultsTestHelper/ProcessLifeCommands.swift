@@ -25,9 +25,11 @@
 //     wait-after-write <sleep|read|poll> <suite> <key> <value>
 //                         default signal handling; write <key> (coalesced over an hour), print `written`, then
 //                         sleep 5 s, read a pipe nobody writes, or poll it for 5 s; print `resumed` and exit 0
-//     write-pending-spawning <suite> <key> <value>
-//                         write <key> (coalesced over an hour) while another thread starts a short program every
-//                         50 ms; print `written` and sleep
+//     write-and-observe <suite> <key> <value>
+//                         write <key> (coalesced over an hour), print `written`, then observe and poll it,
+//                         printing `heard=<value>` and `read=<value>` as it changes
+//     open-suite <suite> <key>
+//                         open the suite, print `value=<value>` of <key>, and sleep
 //     crash-in-handler <suite>
 //                         a crash handler for SIGILL and SIGTRAP (prints, exits 42), and a diagnostics handler
 //                         that traps on the failed background flush of a write past a file-size limit
@@ -139,26 +141,6 @@ func runProcessLifeCommand(_ arguments: [String]) throws -> Int32? {
         }
         say("resumed")
         return 0
-    case "write-pending-spawning":
-        guard arguments.count == 4 else { fail("write-pending-spawning: suite, key, value") }
-        resetTerminationSignals()
-        let suite = try adapter(arguments[1], policy: .coalesced(within: .seconds(3600)))
-        suite[key: Key<String?>(arguments[2])] = arguments[3]
-        // Another thread of the program starts short programs all the while, as `system()` would.
-        Thread.detachNewThread {
-            var blocked = sigset_t()
-            sigemptyset(&blocked)
-            for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&blocked, number) }
-            pthread_sigmask(SIG_BLOCK, &blocked, nil)
-            while true {
-                var pid: pid_t = 0
-                let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("1"), nil]
-                _ = posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ)
-                usleep(50_000)
-            }
-        }
-        say("written")
-        while true { sleep(60) }
     case "crash-in-handler":
         guard arguments.count == 2 else { fail("crash-in-handler: suite") }
         // The program's crash handler: it must run for a fault on any thread, the library's included.
@@ -178,6 +160,30 @@ func runProcessLifeCommand(_ arguments: [String]) throws -> Int32? {
         setResourceLimit(.fileSize, 1_000)
         suite[key: Key<String?>("big")] = String(repeating: "x", count: 10_000)
         say("written")
+        while true { sleep(60) }
+    case "write-and-observe":
+        // A write coalesced over an hour (only the journal has it), then an observer and a reader of the key, each
+        // saying what it finds: another program's later write must reach both, and win.
+        guard arguments.count == 4 else { fail("write-and-observe: suite, key, value") }
+        resetTerminationSignals()
+        let suite = try adapter(arguments[1], policy: .coalesced(within: .seconds(3600)))
+        let key = Key<String?>(arguments[2])
+        suite[key: key] = arguments[3]
+        let observation = suite.observe(key) { say("heard=\($0.newValue ?? "nil")") }
+        say("written")
+        var last = suite[key: key]
+        while true {
+            usleep(10_000)
+            let now = suite[key: key]
+            if now != last { say("read=\(now ?? "nil")") }
+            last = now
+            withExtendedLifetime(observation) {}
+        }
+    case "open-suite":
+        // Opens a suite and reads it, as any next user of it does, then waits without exiting.
+        guard arguments.count == 3 else { fail("open-suite: suite, key") }
+        let suite = try adapter(arguments[1], policy: .coalesced)
+        say("value=\(suite[key: Key<String?>(arguments[2])] ?? "nil")")
         while true { sleep(60) }
     case "write-now":
         guard arguments.count == 4 else { fail("write-now: suite, key, value") }

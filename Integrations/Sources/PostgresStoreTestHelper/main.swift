@@ -1,8 +1,8 @@
 // What the tests run as a separate process beside `fleet-settings`:
 //
-//     postgres-store-helper hold URL SUITE KEY VALUE
-//         writes the Int VALUE with writes coalesced for a minute, prints "pending", and waits to be signalled:
-//         the write is still in memory only when the signal comes.
+//     postgres-store-helper hold URL SUITE KEY VALUE coalesced|immediate
+//         writes the Int VALUE with writes coalesced for a minute (the write is still in memory only when a
+//         signal comes) or committed before `set` returns, prints "set", and waits to be signalled.
 //     postgres-store-helper fork URL SUITE KEY
 //         writes KEY = 1 and commits it, then forks without exec. The child reads KEY, writes KEY = 2 (flushed,
 //         then pending at exit) and exits; the parent waits for it, then writes KEY = 3 and commits it. Prints
@@ -32,17 +32,17 @@ func report(_ label: String, _ write: () throws -> Void) {
 
 let arguments = CommandLine.arguments
 switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
-case (6, "hold"):
-    guard let value = Int(arguments[5]) else { exit(64) }
+case (7, "hold"):
+    guard let value = Int(arguments[5]), ["coalesced", "immediate"].contains(arguments[6]) else { exit(64) }
     do {
         let store = try PostgresStore(url: arguments[2], suite: arguments[3])
         let defaults = DefaultsAdapter(
             store: store,
             keyStore: DefaultsKeys(),
-            writePolicy: .coalesced(within: .seconds(60))
+            writePolicy: arguments[6] == "immediate" ? .immediate : .coalesced(within: .seconds(60))
         )
         try defaults.set(value, for: Key<Int>(arguments[4], default: 0))
-        say("pending")
+        say("set")
         withExtendedLifetime(defaults) { dispatchMain() }
     } catch {
         FileHandle.standardError.write(Data("postgres-store-helper: \(error)\n".utf8))

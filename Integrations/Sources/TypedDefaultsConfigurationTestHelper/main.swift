@@ -7,7 +7,7 @@ import TypedDefaults
 //
 // TYPE is int, double, bool, string, data (hexadecimal), strings (comma-separated) or remove (VALUE ignored).
 // The suite is opened by name, so it is in $XDG_CONFIG_HOME, which the tests set to a directory of their own.
-// The writes land in the file as one write, durable before the process exits with status 0.
+// The writes are one batch, which readers see whole, and in the file before the process exits with status 0.
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("helper: \(message)\n".utf8))
@@ -64,10 +64,12 @@ do {
         launchArguments: .ignored
     )
     let writes = Array(arguments.dropFirst())
+    var batch: [String: PropertyListValue?] = [:]
     for index in stride(from: 0, to: writes.count, by: 3) {
-        let key = Key<PropertyListValue?>(writes[index])
-        try defaults.set(value(writes[index + 1], writes[index + 2]), for: key)
+        batch[writes[index]] = .some(value(writes[index + 1], writes[index + 2]))
     }
+    // One batch: one write, which readers see whole (separate `set`s are separate writes, each seen in turn).
+    _ = try defaults.store.apply(DefaultsBatch(writes: batch))
     try defaults.flush()
 } catch {
     fail("\(error)")

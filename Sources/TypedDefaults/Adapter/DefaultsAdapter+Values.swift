@@ -64,11 +64,12 @@ extension DefaultsAdapter {
 
     /// Writes `value` for `key`, throwing if it cannot be stored.
     ///
-    /// The value is on disk when this returns under the ``WritePolicy/immediate`` policy, and within the
-    /// policy's delay otherwise (call ``flush()-3b45i`` to wait for it). Throws
-    /// ``DefaultsError/valueNotStorable(key:type:reason:)`` for a value with no stored form (the old value
-    /// stays), and, under the immediate policy, ``DefaultsError/writeFailed(suite:key:reason:)`` when the file
-    /// cannot be written (the value is kept and written again later).
+    /// On Linux the value is in the suite's journal when this returns, so it survives the process, and in the
+    /// file at once under the ``WritePolicy/immediate`` policy, within 100 ms otherwise (call ``flush()-3b45i``
+    /// to wait for it). Throws ``DefaultsError/valueNotStorable(key:type:reason:)`` for a value with no stored
+    /// form (the old value stays), and ``DefaultsError/writeFailed(suite:key:reason:)`` when it cannot be made
+    /// durable now (a full disk, or another process holding the suite's lock for more than a second): the value
+    /// is kept, reads return it, and it is written again later.
     ///
     /// ```swift
     /// let backup = Key<Double>("ratio", default: 1)
@@ -231,9 +232,16 @@ extension DefaultsAdapter {
         if !noted { ReadModifyWrite.noteWrite(to: store, key: key) }
         // The closure captures no generic value (not `self`), so it costs no type-metadata lookup.
         let (store, decoded) = (self.store, connection.decoded)
-        try ThreadContext.writing { () throws(DefaultsError) in
-            _ = try store.apply(batch)
-            decoded.forget(key)
+        do {
+            try ThreadContext.writing { () throws(DefaultsError) in
+                _ = try store.apply(batch)
+                decoded.forget(key)
+            }
+        } catch {
+            // A store keeps a write it could not make durable (the suite's journal could not be appended to), and
+            // a flush makes it so.
+            if case .writeFailed = error { connection.scheduleFlush(within: .seconds(1)) }
+            throw error
         }
         // While the process exits, a write is flushed at once: the flush at exit may have run already. In a child
         // forked since the last write, the flush the parent arranged runs there first.

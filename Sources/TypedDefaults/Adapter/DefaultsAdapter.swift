@@ -2,8 +2,9 @@ import Foundation
 
 /// Typed access to one suite of defaults, through the keys of a key store.
 ///
-/// Read and write with a key path into the key store, a dynamic member, or a ``Key`` value. Writes reach the
-/// disk as the adapter's ``WritePolicy`` says (by default within 100 ms, and always before a normal exit).
+/// Read and write with a key path into the key store, a dynamic member, or a ``Key`` value. On Linux a write
+/// to a suite survives the process once the setter returns, and reaches the suite's file as the adapter's
+/// ``WritePolicy`` says (by default within 100 ms, and at once at a normal exit).
 /// Reads return the key's default when nothing usable is stored.
 ///
 /// An adapter is a small `Sendable` value: share it between threads and tasks freely. Several adapters can

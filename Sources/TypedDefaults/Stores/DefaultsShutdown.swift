@@ -1,14 +1,14 @@
 import Dispatch
 
-/// The one call a program that handles SIGTERM, SIGINT or SIGHUP itself makes before it ends.
+/// The call a program makes at its graceful shutdown, so that every store is current on disk before it ends.
 ///
-/// On Linux, TypedDefaults flushes every suite, and every other store an adapter uses, by itself at a normal exit,
-/// and before SIGTERM, SIGINT or SIGHUP end the program, if the program left those signals alone. A program that handles them (its own handler,
-/// `SIG_IGN` with a `DispatchSource`, swift-service-lifecycle) keeps its handling, and calls
-/// ``flushAll()-2ivyt`` once its last writes are made: then they are on disk however the program ends, even by
-/// `_exit`, by raising the signal again, or by a `SIGKILL` after its grace period. On Apple platforms the system
-/// keeps every value set, and ``flushAll()-2ivyt`` waits until it has them; other stores are flushed at a
-/// normal exit and by ``flushAll()-2ivyt``.
+/// A suite needs none: on Linux each write is in the suite's journal when the setter returns, and survives the
+/// program however it ends; ``flushAll()-2ivyt`` also rebuilds each suite's file from its journal, synced to the
+/// disk. On Apple platforms the system keeps every value set, and ``flushAll()-2ivyt`` waits until it has them.
+/// A store of the program's own (one on a database server, say) holds writes until its adapter flushes them:
+/// within the write policy's delay, at a normal exit, and here. TypedDefaults catches no signal, so a program
+/// that must keep such writes through SIGTERM handles the signal itself (a `DispatchSource`,
+/// swift-service-lifecycle) and calls ``flushAll()-2ivyt`` there.
 ///
 /// ## Usage
 /// ```swift

@@ -69,9 +69,12 @@ public protocol DefaultsStore: AnyObject, Sendable {
     /// stored; otherwise applies it and returns `true`. Throws when it cannot be applied at all (the store is
     /// unavailable, or a batch with expectations cannot be made durable); nothing is applied then.
     ///
-    /// A batch without expectations may stay in memory until ``flush()``. A batch with expectations is the
-    /// store's atomic read-modify-write: a store shared with other processes checks and applies it under a
-    /// lock those processes take too.
+    /// Batches take effect in the order `apply` is called, here and in every process sharing the store: of two
+    /// batches that both returned, the later one's values stay. A batch without expectations may stay in memory
+    /// until ``flush()`` (the adapter then flushes within its write policy's delay, at a normal exit and in
+    /// ``DefaultsShutdown/flushAll()-2ivyt``; a process killed meanwhile loses it), or be durable when `apply`
+    /// returns, as a suite's is. A batch with expectations is the store's atomic read-modify-write: a store
+    /// shared with other processes checks and applies it under a lock those processes take too.
     func apply(_ batch: DefaultsBatch) throws(DefaultsError) -> Bool
 
     /// Makes every batch applied before the call durable, as far as the store is durable, before returning.

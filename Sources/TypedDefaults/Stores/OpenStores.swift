@@ -1,8 +1,8 @@
 import Foundation
 
 /// Every store of the program's own that an adapter was made over (one on a database server, say), while
-/// anyone uses it, so that its coalesced writes are flushed with the suites': by ``DefaultsShutdown``, when
-/// the process exits normally, and on Linux before SIGTERM, SIGINT or SIGHUP end it by their default action.
+/// anyone uses it, so that its coalesced writes are flushed with the suites': by ``DefaultsShutdown``, and when
+/// the process exits normally.
 ///
 /// Suites are not listed here: their stores keep registries of their own, which flush them the same way.
 enum OpenStores {

@@ -59,13 +59,11 @@ enum PlatformStore {
         #endif
     }
 
-    /// Makes sure the stores ``OpenStores`` lists are flushed at exit (on Linux, before the shutdown signals'
-    /// default action too), once one is listed.
+    /// Makes sure the stores ``OpenStores`` lists are flushed at a normal exit, once one is listed.
     static func storeOfTheProgramListed() {
         #if TYPED_DEFAULTS_FOUNDATION_STORAGE
         _ = exitFlush
         #else
-        ShutdownSignals.storeOfTheProgramListed()
         _ = FileStore.exitFlush
         #endif
     }

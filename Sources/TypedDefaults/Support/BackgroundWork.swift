@@ -34,7 +34,7 @@ enum BackgroundWork {
     }
 
     /// In a child forked since the last call, starts the timer again, so that the jobs the parent left run
-    /// there, and runs what ``onResumeAfterFork(_:)`` asked for; otherwise costs two loads and a comparison.
+    /// there; otherwise costs two loads and a comparison.
     static func resumeAfterFork() {
         _ = willRun()
     }
@@ -60,12 +60,6 @@ enum BackgroundWork {
     /// Whether ``stop()`` was called.
     static var isStopped: Bool {
         timeline.state.load(ordering: .acquiring) & Timeline.stopped != 0
-    }
-
-    /// Runs `hook` in every child forked without `exec` from now on, the first time the library is used there
-    /// (the first write, or the first read of a stale copy).
-    static func onResumeAfterFork(_ hook: @escaping @Sendable () -> Void) {
-        timeline.addResumeHook(hook)
     }
 
     /// Starts `body` on a new detached thread that blocks every signal; `false` if no thread could be made.
@@ -176,7 +170,6 @@ private final class Timeline: @unchecked Sendable {
     private var timerInFork: UInt64?
     /// The fork count this process last resumed at.
     private var resumedInFork: UInt64
-    private var resumeHooks: [@Sendable () -> Void] = []
     /// The fork count, plus one, of the process whose timer runs and that has resumed, with ``stopped`` set
     /// once the process exits: read without the lock.
     let state = Atomic<UInt64>(0)
@@ -198,18 +191,11 @@ private final class Timeline: @unchecked Sendable {
         pthread_condattr_destroy(&attributes)
     }
 
-    func addResumeHook(_ hook: @escaping @Sendable () -> Void) {
-        lock.lock()
-        resumeHooks.append(hook)
-        lock.unlock()
-    }
-
     /// Adds `job` (if any), makes sure a timer thread of this process waits for the earliest job, and in a
     /// child forked since the last call, resumes the parent's work.
     func add(_ job: BackgroundWork.Job?) {
         let forks = BackgroundWork.forkCount.pointee
         lock.lock()
-        var hooks: [@Sendable () -> Void] = []
         if resumedInFork != forks {
             // A child: the parent's threads are gone. The condition variable may still count the parent's
             // waiting timer, and the jobs the parent was running are run again.
@@ -222,7 +208,6 @@ private final class Timeline: @unchecked Sendable {
             ready.insert(contentsOf: running.values.filter { job in !carriedOn.contains { $0.id == job.id } }, at: 0)
             running = Dictionary(uniqueKeysWithValues: carriedOn.map { ($0.id, $0) })
             workers = carriedOn.count
-            hooks = resumeHooks
         }
         var earliest = false
         if let job {
@@ -255,7 +240,6 @@ private final class Timeline: @unchecked Sendable {
                 lock.unlock()
             }
         }
-        for hook in hooks { hook() }
     }
 
     private func insert(_ job: BackgroundWork.Job) {
@@ -341,8 +325,6 @@ enum BackgroundWork {
     static var isStopped: Bool { stopped.withLock { $0 } }
 
     private static let stopped = Locked(false)
-
-    static func onResumeAfterFork(_ hook: @escaping @Sendable () -> Void) {}
 
     /// Starts `body` on a new thread; always `true`.
     @discardableResult

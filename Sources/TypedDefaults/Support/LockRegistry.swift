@@ -1,8 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 
-/// Every ``ShortLock`` in the process, so that `fork()` leaves none of them held in the child, and a signal
-/// handler can tell whether the thread it interrupted holds one.
+/// Every ``ShortLock`` in the process, so that `fork()` leaves none of them held in the child.
 ///
 /// `fork()` copies only the calling thread. A lock another thread held at that moment stays held in the child
 /// for good, by a thread that does not exist there, and whatever it guarded may be half changed. So before a
@@ -29,7 +28,7 @@ enum LockRegistry {
         let guardMutex: UnsafeMutablePointer<pthread_mutex_t>
     }
 
-    /// Made before the first lock is: from then on, reading it is one load, which a signal handler may do.
+    /// Made before the first lock is.
     private static let list: List = {
         let head = UnsafeMutablePointer<Node>.allocate(capacity: 1)
         head.initialize(to: Node())
@@ -80,22 +79,6 @@ enum LockRegistry {
     static func mutex(of node: UnsafeMutablePointer<Node>) -> UnsafeMutablePointer<pthread_mutex_t> {
         UnsafeMutableRawPointer(node).advanced(by: MemoryLayout<Node>.offset(of: \.mutex)!)
             .assumingMemoryBound(to: pthread_mutex_t.self)
-    }
-
-    /// Whether the calling thread may hold a lock of the library; for a signal handler, so it allocates nothing
-    /// and never waits: when the list is busy (another thread is adding a lock), the answer is yes.
-    static func currentThreadMayHoldALock() -> Bool {
-        let list = list
-        guard pthread_mutex_trylock(list.guardMutex) == 0 else { return true }
-        defer { pthread_mutex_unlock(list.guardMutex) }
-        let thread = currentThreadID()
-        var node = list.head.pointee.next
-        while let current = node {
-            // Glibc records the thread that holds a mutex in it; no other thread can make it this one.
-            if current.pointee.mutex.__data.__owner == thread { return true }
-            node = current.pointee.next
-        }
-        return false
     }
 
     /// The kernel's ID of the calling thread, as Glibc records it in a mutex it holds (`gettid()` is not
@@ -168,9 +151,4 @@ enum LockRegistry {
 private func prepareForFork() { LockRegistry.takeAll() }
 private func resumeInParent() { LockRegistry.releaseAllAfterFork() }
 private func resumeInChild() { LockRegistry.releaseAllAfterFork() }
-#else
-/// Without Glibc's record of a mutex's owner, no thread can tell whether it holds a lock of the library.
-enum LockRegistry {
-    static func currentThreadMayHoldALock() -> Bool { true }
-}
 #endif

@@ -23,6 +23,15 @@ final class Locked<State: Sendable>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&state)
     }
+
+    /// Runs `body` if the lock is free now; `nil`, without waiting, if another thread holds it.
+    func withLockIfAvailable<Result, Failure>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result? {
+        guard lock.try() else { return nil }
+        defer { lock.unlock() }
+        return try body(&state)
+    }
 }
 
 #if canImport(Glibc)
@@ -35,8 +44,7 @@ import Glibc
 /// on the lock then waited milliseconds for a core. Spinning lets the waiter take the lock when it is
 /// released, with no one to wake.
 ///
-/// Every one is listed in ``LockRegistry``, so that `fork()` finds none of them held in the child, and the
-/// termination-signal handler can tell whether the thread it interrupted holds one.
+/// Every one is listed in ``LockRegistry``, so that `fork()` finds none of them held in the child.
 @usableFromInline
 final class ShortLock: @unchecked Sendable {
     // The mutex is only used through pthread calls, which are thread-safe; `node` is the registry's, under its
@@ -55,6 +63,8 @@ final class ShortLock: @unchecked Sendable {
 
     @inlinable func lock() { pthread_mutex_lock(mutex) }
     @inlinable func unlock() { pthread_mutex_unlock(mutex) }
+    /// Takes the lock if it is free; `false`, without waiting, if it is held.
+    func `try`() -> Bool { pthread_mutex_trylock(mutex) == 0 }
 }
 #else
 // Darwin's and Musl's mutexes; NSLock is a pthread mutex too.

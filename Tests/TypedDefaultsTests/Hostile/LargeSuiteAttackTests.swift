@@ -555,9 +555,8 @@ extension Hostile {
             #expect(bulk1.all.map(\.oldValue) == ["value 1 & <more>"])
             #expect(bulk1.all.map(\.newValue) == ["one"])
 
-            // A write of this process still pending for a key another process changes, found by this
-            // process's flush (no reload first): reads keep this process's value, so only the other keys are
-            // heard; then the pending value wins in the file.
+            // A write of this process that another process's later write of the same key overtakes, found by this
+            // process's flush (no reload first): the later value wins, in reads and in the file, and is heard.
             adapter[key: Key<String?>("bulk.10")] = "mine"
             #expect(try heard.changesSinceLastTime(mark: .pending).map(\.key) == ["bulk.10"])
             model = adapter.storedValues()
@@ -570,31 +569,32 @@ extension Hostile {
             try adapter.flush()
             #expect(
                 try heard.since()
-                    == theirs.filter { $0.key != "bulk.10" }
-                    .union([
+                    == theirs.union([
                         DefaultsStoreChange(key: "bulk.12", oldValue: model["bulk.12"], newValue: .string("pending"))
                     ])
             )
             #expect(kelvin.all.map(\.newValue) == ["kelvin", "the Kelvin sign"])
-            model["bulk.10"] = .string("mine")
+            #expect(adapter[key: Key<String?>("bulk.10")] == "theirs")
             model["bulk.12"] = .string("pending")
             model[Heard.mark] = adapter.storedValues()[Heard.mark]
-            try Self.expectFile(of: suite, holds: model, "after pending writes")
+            try Self.expectFile(of: suite, holds: model, "after a later write of another process")
 
-            // A removeAll still pending: reads are empty until it is written, so another process's changes
-            // are not heard, whether a reload or this process's flush finds them, and the removeAll then
-            // empties the file.
+            // A removeAll, then another process's writes: they came later, so they stay and are heard, whether a
+            // reload or this process's flush finds them.
             adapter.removeAll()
             let removed = try heard.changesSinceLastTime(mark: .pending)
             #expect(Set(removed.map(\.key)) == Set(model.keys).subtracting([Heard.mark]))
             #expect(removed.allSatisfy { $0.oldValue != nil && $0.newValue == nil })
-            _ = try child([Edit(key: "bulk.20", value: "after removeAll"), Edit(key: "late", value: "late")])
-            #expect(try heard.since(mark: .pending).isEmpty)
+            model = adapter.storedValues()
+            let first = try child([Edit(key: "bulk.20", value: "after removeAll"), Edit(key: "late", value: "late")])
+            #expect(try heard.since(mark: .pending) == first)
             try Self.holdBackgroundReloads(suite)
-            _ = try child([Edit(key: "bulk.21", value: "after removeAll"), Edit(key: "later", value: "later")])
+            let second = try child([
+                Edit(key: "bulk.21", value: "after removeAll"), Edit(key: "later", value: "later"),
+            ])
             try adapter.flush()
-            #expect(try heard.since(mark: .pending).isEmpty)
-            #expect(adapter.storedValues().keys.sorted() == [Heard.mark])
+            #expect(try heard.since(mark: .pending) == second)
+            #expect(adapter.storedValues().keys.sorted() == ["bulk.20", "bulk.21", "late", "later", Heard.mark])
             try adapter.flush()
             model = adapter.storedValues()
             try Self.expectFile(of: suite, holds: model, "after the removeAll")

@@ -14,28 +14,6 @@ import Glibc
 extension Hostile {
     @Suite("Hostile: stores of the program's own at shutdown")
     struct OpenStoresAttackTests {
-        @Test("SIGTERM while the main thread is inside a store's apply still flushes that store")
-        func signalDuringOwnStoreApply() throws {
-            let directory = TemporaryConfigDirectory()
-            let file = directory.url.appendingPathComponent("server.json")
-            let child = try Helper.start(["own-store-locked", file.path], configDirectory: directory.url)
-            try #require(child.waitForOutput(containing: "written"))
-            // The main thread writes in a loop; nearly all of its time is inside the store's apply, which holds
-            // the store's own lock for a 200 ms round trip.
-            usleep(500_000)
-            let sent = ContinuousClock.now
-            kill(child.process.processIdentifier, SIGTERM)
-            try #require(eventually(within: .seconds(30)) { !child.process.isRunning })
-            child.process.waitUntilExit()
-            let took = ContinuousClock.now - sent
-            #expect(child.process.terminationReason == .uncaughtSignal)
-            #expect(child.process.terminationStatus == SIGTERM)
-            // The apply it was in needed 200 ms more; the flush should not have waited out the 5 s bound.
-            #expect(took < .seconds(3), "ended \(took) after SIGTERM")
-            let saved = (try? Data(contentsOf: file)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
-            #expect((saved as? [String: String])?["k"]?.hasPrefix("v") == true, "nothing flushed: \(child.output)")
-        }
-
         /// A store of the program's own that keeps nothing durable (one per user of a server, say).
         final class PerUserStore: DefaultsStore {
             let name = "per-user"

@@ -149,6 +149,13 @@ final class TemporaryConfigDirectory: Sendable {
         return try #require(PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
     }
 
+    /// The value of `key` as the `defaults` tool reads it, in a process of its own: as the next program to open
+    /// the suite finds it (and the tool leaves the file holding it).
+    func valueReadByTool(ofSuite suite: String, key: String) throws -> String {
+        let tool = try Helper.run(["read", suite, key], configDirectory: url, program: Helper.tool)
+        return tool.output.trimmingCharacters(in: .newlines)
+    }
+
     deinit { try? FileManager.default.removeItem(at: url) }
 }
 

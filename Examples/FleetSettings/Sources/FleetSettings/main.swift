@@ -100,8 +100,8 @@ case ("watch", 1):
     let observation = settings.observe(Key<PropertyListValue?>(operands[0]), options: [.initial], queue: queue) {
         printLine(shown($0.newValue))
     }
-    // SIGTERM and SIGINT keep their default action: the process ends (on Linux TypedDefaults flushes first; on
-    // Apple platforms it catches no signal, see Docs/Platforms.md, and `watch` has no write to lose).
+    // SIGTERM and SIGINT keep their default action: the process ends at once (TypedDefaults catches no signal,
+    // and `watch` has no write to lose).
     withExtendedLifetime(observation) { dispatchMain() }
 
 default:

@@ -84,8 +84,8 @@ struct SettingsSaver: Service {
         try? await gracefulShutdown()
         settings.lastStop = Date()
         do {
-            // ServiceGroup handles SIGTERM and SIGINT, so TypedDefaults' own flush on those signals does not
-            // run: this call makes every pending write of every open suite durable, and throws if one fails.
+            // Each write is already in its suite's journal; this call rebuilds every open suite's file from it,
+            // synced to the disk, and throws if one fails.
             try await DefaultsShutdown.flushAll()
             logger.notice("settings saved: \(settings.polls) polls in all, in \(settings.fileURL?.path ?? "?")")
         } catch {

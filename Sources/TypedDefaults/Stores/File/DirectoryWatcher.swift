@@ -39,6 +39,9 @@ final class DirectoryWatcher: Sendable {
 
     private struct File: Sendable {
         let name: String
+        /// Whether a write that changes the file in place counts before the writer closes it: an append to a
+        /// journal does.
+        let appends: Bool
         let onChange: @Sendable () -> Void
     }
 
@@ -83,8 +86,8 @@ final class DirectoryWatcher: Sendable {
 
     #if os(Linux)
     private static let mask = UInt32(
-        IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
-            | IN_ONLYDIR
+        IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF
+            | IN_MOVE_SELF | IN_ONLYDIR
     )
     /// The events that say the watch no longer stands for the directory at its path.
     private static let watchGone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)
@@ -113,16 +116,27 @@ final class DirectoryWatcher: Sendable {
     /// Calls `onChange` on the watcher's queue whenever `fileName` in `directory` is written, replaced or
     /// removed, or `directory` itself is replaced; the directory need not exist yet.
     ///
+    /// With `appends`, every write counts at once; otherwise a write counts when its writer closes the file.
+    ///
     /// Where the system cannot watch (the directory is missing, inotify's limits are reached), `onChange` is
     /// called every ``pollingInterval`` milliseconds instead until it can. Returns `nil` only on systems
     /// without inotify (reads still notice changes on their own there).
-    func watch(directory: String, fileName: String, onChange: @escaping @Sendable () -> Void) -> Registration? {
+    func watch(
+        directory: String,
+        fileName: String,
+        appends: Bool = false,
+        onChange: @escaping @Sendable () -> Void
+    ) -> Registration? {
         #if os(Linux)
         let (registration, failure, poller) = state.withLock { state in
             state.nextID += 1
             let id = state.nextID
             let isNew = state.directories[directory] == nil
-            state.directories[directory, default: Directory()].files[id] = File(name: fileName, onChange: onChange)
+            state.directories[directory, default: Directory()].files[id] = File(
+                name: fileName,
+                appends: appends,
+                onChange: onChange
+            )
             let failure = isNew ? arm(directory, &state) : nil
             return (Registration(id: id, directory: directory), failure, updatePolling(&state))
         }
@@ -284,7 +298,10 @@ final class DirectoryWatcher: Sendable {
                         lost.append(path)
                         for (id, file) in directory.files { due[id] = file.onChange }
                     } else {
-                        for (id, file) in directory.files where file.name == event.name { due[id] = file.onChange }
+                        let counts = { (file: File) in event.mask != UInt32(IN_MODIFY) || file.appends }
+                        for (id, file) in directory.files where file.name == event.name && counts(file) {
+                            due[id] = file.onChange
+                        }
                     }
                 }
             }

@@ -70,11 +70,13 @@ extension FileStore {
         registry.withLock { $0.values.compactMap(\.storage) }
     }
 
-    /// Foundation writes nothing at exit; TypedDefaults flushes every suite when the process exits normally,
-    /// and when SIGTERM, SIGINT or SIGHUP would end it by their default action (``ShutdownSignals``).
+    /// Foundation writes nothing at exit; TypedDefaults rebuilds every suite's file from its journal when the
+    /// process exits normally, so that other programs find it current at once.
+    ///
+    /// Nothing depends on it for durability: a `set` is in the journal when it returns, so a process ended by a
+    /// signal, `_exit` or a crash loses nothing, and the next process that opens the suite rebuilds the file.
     static let exitFlush: Void = {
         atexit { FileStore.flushAllBeforeExit() }
-        ShutdownSignals.install()
     }()
 
     /// Flushes every suite and waits for its backup copy, then every other store an adapter uses
@@ -95,7 +97,17 @@ extension FileStore {
                 try storage.flush()
             } catch {
                 if atExit {
-                    storage.report(.writeFailed, key: nil, "\(error.description); pending writes are lost at exit")
+                    // What is in the journal outlives the process; what could not be appended to it does not.
+                    let lost = storage.appending.withLock { !$0.unappended.isEmpty }
+                    storage.report(
+                        .writeFailed,
+                        key: nil,
+                        error.description
+                            + (lost
+                                ? "; writes that could not be made durable are lost at exit"
+                                : "; the writes stay in the journal, and the next program to open the suite writes "
+                                    + "them to the file")
+                    )
                 } else if first != nil {
                     storage.report(.writeFailed, key: nil, "\(error.description); the writes are kept")
                 }

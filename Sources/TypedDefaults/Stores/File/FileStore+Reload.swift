@@ -29,56 +29,71 @@ extension FileStore {
         if claimed { reloads.request(for: self) }
     }
 
-    /// Reads the file for the first time, if nothing has read or written it yet.
+    /// Reads the file and the journal for the first time, if nothing has read or written them yet; a journal
+    /// that holds writes (a process was killed before it rebuilt the file) is folded into the file soon after.
     func loadIfNeeded() {
         guard !state.withLock({ $0.loaded }) else { return }
         DefaultsDiagnostics.holding {
             loadLock.lock()
             defer { loadLock.unlock() }
             guard !state.withLock({ $0.loaded }) else { return }
-            // Parsed outside the state's lock; only a damaged file needs the file lock, to preserve it.
-            let contents: SuiteFile.Contents
-            do throws(DefaultsError) {
-                contents = try readFile()
-            } catch {
-                return swapIn(.failure(error), firstLoad: true)
+            // A writer rebuilding the file holds the lock for milliseconds; one stuck longer leaves the journal out.
+            let deadline = ContinuousClock.now + SuiteFile.lockWaitLimit
+            var backoff = Backoff(first: .microseconds(500), limit: .milliseconds(20))
+            while !look(firstLoad: ContinuousClock.now < deadline) { backoff.pause() }
+            // Not by a program that only reads a suite it may not write.
+            if state.withLock({ !$0.pending.isEmpty || $0.pendingClear != nil }), access(file.directory, W_OK) == 0 {
+                folds.request(for: self)
             }
-            let damaged: Bool
-            if case .damaged = contents { damaged = true } else { damaged = false }
-            if damaged { fileLock.lock() }
-            defer { if damaged { fileLock.unlock() } }
-            swapIn(
-                Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) },
-                firstLoad: true
-            )
         }
     }
 
-    /// Reads the file again if it changed since it was last read or written, and announces what changed.
+    /// Reads the file again if it changed since it was last read or written, and the journal's new records, and
+    /// announces what changed.
     ///
     /// Parsing happens outside the state's lock, so readers go on with the copy they have meanwhile.
     func reloadNow() {
         DefaultsDiagnostics.holding {
-            fileLock.lock()
-            defer { fileLock.unlock() }
             // A check already running when the exit flush starts finishes first (the flush waits for the file
             // lock); one that would start after it does not start.
             guard !BackgroundWork.isStopped else { return }
             var wasRead = false
             defer { followReads(wasRead) }
-            let (known, base) = state.withLock { state in
+            state.withLock { state in
                 state.checks += 1
                 wasRead = state.readSinceCheck
                 state.readSinceCheck = false
-                // A file that could not be read is tried again even if unchanged (its permissions may be).
-                let known = state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
-                return (known, state.loaded ? StoredBase(values: state.stored, serial: state.storedSerial) : nil)
             }
-            do throws(DefaultsError) {
+            // A writer rebuilding the file holds the lock: the check is tried again a little later.
+            if !look(firstLoad: false) { reloads.request(for: self, within: .milliseconds(20)) }
+        }
+    }
+
+    /// Reads what changed in the file and the journal since the last look, under the suite's lock shared (no
+    /// writer rebuilds the file meanwhile), and puts it in place; `false` when a writer held the lock.
+    ///
+    /// With `firstLoad: false` as the last attempt of a first load, the file is read without the journal.
+    private func look(firstLoad: Bool) -> Bool {
+        fileLock.lock()
+        defer { fileLock.unlock() }
+        let (loaded, known, base, count, offset) = state.withLock { state in
+            // A file that could not be read is tried again even if unchanged (its permissions may be).
+            let known = state.loaded && state.problem?.isAboutContents ?? true ? state.version : nil
+            return (
+                state.loaded, known, state.loaded ? StoredBase(values: state.stored, serial: state.storedSerial) : nil,
+                state.journalCount, state.journalOffset
+            )
+        }
+        let lookedAt: Bool?
+        do throws(DefaultsError) {
+            lookedAt = try file.withSharedLock { lock throws(DefaultsError) -> Bool in
+                let currentCount = lock.flatMap { SuiteFile.HeldLock.count(in: $0.descriptor) }
                 // This process's own writes set the version under the file lock, so they are never read back.
-                if let known, try file.currentVersion() == known { return }
+                if loaded, let known, try file.currentVersion() == known, currentCount == count {
+                    if let lock { takeTail(lock, from: offset) }
+                    return true
+                }
                 let contents = try readFile()
-                let writeCount = state.withLock { $0.lastWritten.isEmpty } ? nil : file.writeCount()
                 let reading = Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) }
                 // What changed is worked out here, outside the lock that readers take.
                 let changed = (try? reading.get())
@@ -87,11 +102,67 @@ extension FileStore {
                             ChangedKeys(keys: $0.values.keysDiffering(from: resolved.values), serial: $0.serial)
                         }
                     }
-                swapIn(reading, writeCount: writeCount, changed: changed)
-            } catch {
-                swapIn(.failure(error))
+                // The journal is read with no write of this process between memory and the journal.
+                appending.withLock { appender in
+                    let journal =
+                        lock?.readJournal() ?? SuiteFile.HeldLock.JournalReading(end: SuiteJournal.headerSize)
+                    swapIn(
+                        reading,
+                        firstLoad: !loaded,
+                        writeCount: journal.count,
+                        changed: changed,
+                        journal: (journal, appender.unappended)
+                    )
+                }
+                return true
+            }
+        } catch {
+            swapIn(.failure(error), firstLoad: !loaded)
+            return true
+        }
+        guard lookedAt == nil, !loaded, !firstLoad else { return lookedAt != nil }
+        // A first load that could not have the lock in time reads the file alone.
+        do throws(DefaultsError) {
+            let contents = try readFile()
+            swapIn(Result { () throws(DefaultsError) in try resolve(contents, mustPreserve: false) }, firstLoad: true)
+        } catch {
+            swapIn(.failure(error), firstLoad: true)
+        }
+        return true
+    }
+
+    /// Puts the journal's records past `offset` (those read before) in place, under this process's writes that
+    /// are not appended yet; call holding the suite's lock shared.
+    private func takeTail(_ lock: SuiteFile.HeldLock, from offset: Int) {
+        // The journal is read with no write of this process between memory and the journal.
+        appending.withLock { appender in
+            let tail = lock.readJournal(from: offset)
+            guard tail.end != offset else { return }
+            withState { state in
+                let net = Self.net(
+                    of: tail.writes,
+                    then: appender.unappended,
+                    over: state.stored,
+                    spellings: state.spellings
+                )
+                let keys = net.removesAll ? nil : Array(net.writes.keys)
+                announcingChanges(&state, onlyKeys: keys) { state in Self.overlay(net, on: &state, replacing: false) }
+                state.journalOffset = tail.end
             }
         }
+    }
+
+    /// Lays `net` over the values in memory, as writes the file does not hold yet: on top of those already
+    /// there, or in their place.
+    static func overlay(_ net: SuiteJournal.Net, on state: inout State, replacing: Bool) {
+        if replacing || net.removesAll {
+            state.pending.removeAll()
+            state.pendingClear = net.removesAll ? state.generation : nil
+        }
+        for (name, value) in net.writes {
+            state.pending[name] = PendingWrite(value: value, generation: state.generation)
+        }
+        if !state.spellings, net.writes.keys.contains(where: KeySpelling.isMarked) { state.spellings = true }
     }
 
     /// Sets the next check to run 50 ms from now if reads came just before this one began (`wasRead`) or
@@ -156,7 +227,8 @@ extension FileStore {
         _ reading: Result<Resolved, DefaultsError>,
         firstLoad: Bool = false,
         writeCount: UInt64? = nil,
-        changed: ChangedKeys? = nil
+        changed: ChangedKeys? = nil,
+        journal: (reading: SuiteFile.HeldLock.JournalReading, unappended: [[UInt8]])? = nil
     ) {
         let retired = withState { state -> [String: PropertyListValue] in
             if firstLoad, state.loaded { return [:] }
@@ -167,9 +239,28 @@ extension FileStore {
             switch reading {
             case .success(let resolved):
                 if resolved.problem == nil { checkForRevert(resolved.values, writeCount: writeCount, &state) }
-                let keys = changed?.keys(for: state)
+                // The journal's writes replace what `pending` held of it, under this process's not appended yet.
+                let net = journal.map {
+                    Self.net(
+                        of: $0.reading.writes,
+                        then: $0.unappended,
+                        over: resolved.values,
+                        spellings: resolved.spellings
+                    )
+                }
+                var keys = changed?.keys(for: state)
+                if let net {
+                    keys =
+                        net.removesAll || state.pendingClear != nil
+                        ? nil : keys.map { $0 + net.writes.keys + state.pending.keys }
+                }
                 return announcingChanges(&state, onlyKeys: keys) { state in
                     defer { state.stored = resolved.values }
+                    if let journal = journal?.reading, let net {
+                        Self.overlay(net, on: &state, replacing: true)
+                        state.journalCount = journal.count
+                        state.journalOffset = journal.end
+                    }
                     state.version = resolved.version
                     state.spellings = resolved.spellings || state.pending.keys.contains(where: KeySpelling.isMarked)
                     state.problem = resolved.problem

@@ -17,12 +17,24 @@ extension FileStore {
                     loadIfNeeded()
                     try? file.createDirectory()
                     let path = file.path
-                    registration = DirectoryWatcher.shared.watch(
-                        directory: file.directory,
-                        fileName: file.fileName
-                    ) { FileStore.registered(at: path)?.scheduleReload() }
+                    let onChange: @Sendable () -> Void = { FileStore.registered(at: path)?.scheduleReload() }
+                    // The file, which writers rebuild, and the journal, which every `set` appends to.
+                    registration = [
+                        DirectoryWatcher.shared.watch(
+                            directory: file.directory,
+                            fileName: file.fileName,
+                            onChange: onChange
+                        ),
+                        DirectoryWatcher.shared.watch(
+                            directory: file.directory,
+                            fileName: file.lockFileName,
+                            appends: true,
+                            onChange: onChange
+                        ),
+                    ]
+                    .compactMap { $0 }
                 } else if !wanted, let current = registration {
-                    DirectoryWatcher.shared.cancel(current)
+                    for each in current { DirectoryWatcher.shared.cancel(each) }
                     registration = nil
                 }
             }

@@ -36,6 +36,39 @@ extension FileStore {
         return result
     }
 
+    /// What `writes` (the journal's, in order) and then `unappended` (records of this process's) come to, named
+    /// as the store names keys over `values` (see ``KeySpelling``).
+    static func net(
+        of writes: [SuiteJournal.Write],
+        then unappended: [[UInt8]],
+        over values: [String: PropertyListValue],
+        spellings: Bool
+    ) -> SuiteJournal.Net {
+        var net = SuiteJournal.Net()
+        let recorded = unappended.flatMap { SuiteJournal.read($0[...]).writes }
+        for write in writes + recorded {
+            guard case .set(let key, let value) = write else {
+                net.add(write)
+                continue
+            }
+            net.writes[journalName(of: key, over: values, and: net.writes, spellings: spellings)] = .some(value)
+        }
+        return net
+    }
+
+    /// The name a journal's key is kept under in `values` and `writes` (see ``name(for:in:)``).
+    static func journalName(
+        of key: String,
+        over values: [String: PropertyListValue],
+        and writes: [String: PropertyListValue?],
+        spellings: Bool
+    ) -> String {
+        if KeySpelling.isMarked(key) { return KeySpelling.name(of: key) }
+        guard spellings else { return key }
+        let spelled = KeySpelling.name(of: key)
+        return values[spelled] != nil || writes[spelled] != nil ? spelled : key
+    }
+
     // MARK: Writing
 
     /// Applies `batch`: in memory at once when it expects nothing (the file follows at the next ``flush()``),
@@ -62,14 +95,28 @@ extension FileStore {
             }
         }
         if batch.removesAll { loadIfNeeded() }
-        withState { state in
-            if state.spellings {
-                Self.addPending(batch.renamingKeys { [state] in Self.name(for: $0, in: state) }, to: &state, self)
-            } else {
-                Self.addPending(batch, to: &state, self)
+        // Arranged first, so that a write that cannot be appended now is folded into the file once it can be.
+        folds.request(for: self, within: Self.foldInterval)
+        // In memory and in the journal in the same order: a later write is appended after an earlier one.
+        try appending.withLock { appender throws(DefaultsError) in
+            withState { state in
+                if state.spellings {
+                    Self.addPending(batch.renamingKeys { [state] in Self.name(for: $0, in: state) }, to: &state, self)
+                } else {
+                    Self.addPending(batch, to: &state, self)
+                }
             }
+            // The record names each key by its spelling, as the file does.
+            try file.appendToJournal(Self.record(of: batch), with: &appender)
         }
         return true
+    }
+
+    /// The journal record of a batch without expectations.
+    static func record(of batch: DefaultsBatch) -> [UInt8] {
+        var writes: [(String, PropertyListValue?)] = []
+        batch.forEachWrite { key, value in writes.append((key, value)) }
+        return SuiteJournal.record(removingAll: batch.removesAll, writes)
     }
 
     /// Adds a batch without expectations to the pending writes, announcing what changed.
@@ -88,7 +135,11 @@ extension FileStore {
         }
     }
 
-    /// Writes this process's pending changes to the file; the backup copy follows in the background.
+    /// Rebuilds the file with the journal's writes (this process's and any other's) and empties the journal;
+    /// the backup copy follows in the background.
+    ///
+    /// Each write is in the journal, and so survives the process, when `set` returns; a flush makes the file
+    /// itself current, synced to the disk, for other programs and for a power loss.
     public func flush() throws(DefaultsError) {
         guard state.withLock({ !$0.pending.isEmpty || $0.pendingClear != nil }) else { return }
         try write(changingOnly: [], readingValues: false) { _ in () }
@@ -110,12 +161,49 @@ extension FileStore {
         try DefaultsDiagnostics.holding { () throws(DefaultsError) -> Outcome in
             fileLock.lock()
             defer { fileLock.unlock() }
+            let deadline = ContinuousClock.now + SuiteFile.lockWaitLimit
+            var backoff = Backoff(first: .microseconds(200), limit: .milliseconds(5))
             while true {
-                if let outcome = try writeOnce(changingOnly: keys, readingValues: readingValues, change) {
+                // The suite's lock first, then `appending` only if it is free: a `set` of this process that holds
+                // `appending` may be waiting for the shared lock, which this one keeps from it until released.
+                let attempt = try file.withExclusiveLock { lock throws(DefaultsError) -> WriteAttempt<Outcome> in
+                    let attempt = try appending.withLockIfAvailable {
+                        appender throws(DefaultsError) -> WriteAttempt<Outcome> in
+                        let done = try writeOnce(
+                            holding: lock,
+                            changingOnly: keys,
+                            readingValues: readingValues,
+                            appender: &appender,
+                            change
+                        )
+                        return done.map { .done($0.outcome, retired: $0.retired) } ?? .lockLost
+                    }
+                    return attempt ?? .busy
+                }
+                switch attempt {
+                case .done(let outcome, let retired):
+                    // The values replaced are freed here, after the locks: freeing a large suite's takes
+                    // milliseconds.
+                    _ = retired
                     return outcome
+                case .lockLost:
+                    // The lock file was replaced: this write read the file under a lock that no longer guards it.
+                    continue
+                case .busy:
+                    guard ContinuousClock.now < deadline else { throw file.lockTimeout() }
+                    backoff.pause()
                 }
             }
         }
+    }
+
+    /// How one attempt at a write ended.
+    enum WriteAttempt<Outcome> {
+        case done(Outcome, retired: [String: PropertyListValue])
+        /// The lock file was replaced while held; nothing was written.
+        case lockLost
+        /// A thread of this process was appending; nothing was done.
+        case busy
     }
 
     /// One attempt at ``write(changingOnly:_:)``; `nil` when the file lock turned out to be lost, and nothing
@@ -128,21 +216,24 @@ extension FileStore {
     /// every key and value, about a millisecond of a busy core's time at 10,000 keys; the copy is changed in
     /// place once the file is written instead.
     func writeOnce<Outcome>(
+        holding lock: SuiteFile.HeldLock,
         changingOnly changeKeys: [String]?,
         readingValues: Bool = true,
+        appender: inout SuiteFile.JournalAppender,
         _ change: (inout [String: PropertyListValue]) -> Outcome
-    ) throws(DefaultsError) -> Outcome? {
-        let (pending, pendingClear, generation, spellings) = state.withLock {
-            ($0.pending, $0.pendingClear, $0.generation, $0.spellings)
+    ) throws(DefaultsError) -> (outcome: Outcome, retired: [String: PropertyListValue])? {
+        // Held under `appending`: no write of this process is between memory and the journal.
+        let (inMemory, generation, spellings) = state.withLock {
+            (Array($0.pending.keys), $0.generation, $0.spellings)
         }
-        // The keys this write can change; `nil` when it can change any (a `removeAll`).
-        let touched: [String]? = pendingClear == nil ? changeKeys.map { Array(pending.keys) + $0 } : nil
+        let unappended = appender.unappended
         let sweep = state.withLock { state in
             defer { state.sweptTemporaryFiles = true }
             return !state.sweptTemporaryFiles
         }
-        let attempt = try file.withExclusiveLock {
-            lock throws(DefaultsError) -> (Outcome, Resolved, [DefaultsStoreChange], UInt64?, ChangedKeys?, Bool)? in
+        let attempt = try {
+            () throws(DefaultsError)
+                -> (Outcome, Resolved, [DefaultsStoreChange], UInt64?, ChangedKeys?, Bool, UInt64?)? in
             if sweep { file.removeAbandonedTemporaryFiles() }
             // The file as this process last read or wrote it needs no second reading: only its version is
             // checked, under the lock, so another writer's change is never missed.
@@ -166,6 +257,21 @@ extension FileStore {
             // What this write read may name spellings that this process had not read yet (a first write, say).
             let spellings = spellings || resolved.spellings
             let original = resolved.values
+            // Every write made so far, in order: the journal's, then this process's that could not be appended.
+            let journal = lock.readJournal()
+            if journal.damaged {
+                report(
+                    .damagedFile,
+                    key: nil,
+                    "\(file.lockPath) holds bytes that are no write of TypedDefaults; they are left out"
+                )
+            }
+            let net = Self.net(of: journal.writes, then: unappended, over: original, spellings: spellings)
+            let pending = net.writes
+            let pendingClear = net.removesAll
+            let journalHeld = journal.end > SuiteJournal.headerSize || journal.cutShort || journal.damaged
+            // The keys this write can change; `nil` when it can change any (a `removeAll`).
+            let touchedBefore: [String]? = pendingClear ? nil : changeKeys.map { Array(pending.keys) + inMemory + $0 }
             var values = original
             // The bytes: the file's image changed where this write changes it, when there is one for the file
             // this write read.
@@ -181,27 +287,27 @@ extension FileStore {
             // changed in place once the file is written; the file's image is changed as `SuiteImage.writing`
             // would change it (the values cannot be a lone CF$UID: more stay than the pending writes remove).
             let inPlace: PropertyListXML.Image?
-            if !readingValues, unchangedFile, pendingClear == nil, !spellings, case .xml(let xml)? = base,
+            if !readingValues, unchangedFile, !pendingClear, !spellings, case .xml(let xml)? = base,
                 original.count >= pending.count + 2, !pending.keys.contains(where: KeySpelling.isMarked)
             {
                 inPlace = xml
             } else {
                 inPlace = nil
             }
-            if pendingClear != nil { values.removeAll() }
+            if pendingClear { values.removeAll() }
             var folded: [String] = []
             for (key, write) in pending where inPlace == nil {
                 guard KeySpelling.isMarked(key), original[key] == nil, let spelling = KeySpelling.spelling(of: key)
                 else {
-                    values[key] = write.value
+                    values[key] = write
                     continue
                 }
                 // A spelling kept under a name of its own that another program has since removed from the file is
                 // written as its key: it changes the entry of an equal spelling, as any key the file lacks does.
-                values[spelling] = write.value
+                values[spelling] = write
                 folded.append(spelling)
             }
-            let touched = touched.map { $0 + folded }
+            let touched = touchedBefore.map { $0 + folded }
             var unread: [String: PropertyListValue] = [:]
             let outcome = inPlace == nil ? change(&values) : change(&unread)
             // Which stored values this write changes, for the announcements: the keys it touched, and those
@@ -216,15 +322,22 @@ extension FileStore {
             if inPlace != nil {
                 // `original.changes(to:amongKeys:)` with the pending writes applied, key by key.
                 written = pending.compactMap {
-                    DefaultsStoreChange(key: $0.key, from: original[$0.key], to: $0.value.value)
+                    DefaultsStoreChange(key: $0.key, from: original[$0.key], to: $0.value)
                 }
             } else {
                 written = original.changes(to: values, amongKeys: touched)
             }
             if case .values = current, written.isEmpty {
+                var count = journal.count
+                if journalHeld {
+                    // The file already holds what the journal does: only the journal is emptied, and counted, so
+                    // that readers know the records they read are gone.
+                    count = lock.countWrite()
+                    lock.emptyJournal()
+                }
                 let version = try file.currentVersion()
                 let resolved = Resolved(values: values, version: version, problem: nil, spellings: spellings)
-                return (outcome, resolved, [], nil, changed, false)
+                return (outcome, resolved, [], nil, changed, false, count)
             }
             let bytes =
                 inPlace.map { .xml($0.updating(Dictionary(written.map { ($0.key, $0.newValue) }) { $1 })) }
@@ -242,6 +355,9 @@ extension FileStore {
             guard let (version, writeCount) = try file.write(bytes.bytes, holding: lock, over: readVersion) else {
                 return nil
             }
+            // After the file is in place: a crash in between leaves writes that the file already holds in the
+            // journal, and applying them again changes nothing.
+            if journalHeld { lock.emptyJournal() }
             keepImage(bytes, of: version)
             let data = bytes.bytes
             // The backup bytes replaced are freed after the lock, as a replaced image is.
@@ -262,10 +378,12 @@ extension FileStore {
                     goodSince: version.modified,
                     spellings: spellings || bytes.holdsSpellings
                 ),
-                written, writeCount, changed, inPlace != nil
+                written, writeCount, changed, inPlace != nil, writeCount
             )
-        }
-        guard let (outcome, resolved, written, writeCount, changed, inPlace) = attempt else { return nil }
+        }()
+        guard let (outcome, resolved, written, writeCount, changed, inPlace, journalCount) = attempt else { return nil }
+        // Folded into the file, with the journal.
+        appender.unappended.removeAll()
         let retired = withState { state in
             // Announces what other processes changed in the file and what `modify` changed; this process's
             // own pending writes were announced when they were made.
@@ -295,13 +413,14 @@ extension FileStore {
                 if let since = resolved.goodSince { state.goodSince = since }
                 state.pending = state.pending.filter { $0.value.generation > generation }
                 if let clear = state.pendingClear, clear <= generation { state.pendingClear = nil }
+                state.journalCount = journalCount
+                state.journalOffset = SuiteJournal.headerSize
                 // Held here, a second reference would make the change in place copy the values after all.
                 return inPlace ? [:] : state.stored
             }
         }
-        // The values replaced are freed here, after the lock: freeing a large suite's takes milliseconds.
-        _ = retired
-        return outcome
+        // The values replaced are freed by the caller, after the locks.
+        return (outcome, retired)
     }
 }
 #endif

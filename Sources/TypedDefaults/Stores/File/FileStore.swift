@@ -11,13 +11,19 @@ import Foundation
 /// Reads come from an in-memory copy of the file and never wait for the file: a copy older than
 /// `freshnessInterval` (50 ms) is checked in the background, which reads and parses a changed file outside the
 /// lock readers take and then swaps the new copy in. The first stale read after a quiet interval starts the
-/// check; while reads keep coming, a timer starts the next ones. Writes go to the copy at once and to the
-/// file when flushed: under the suite's file lock, the current file is read, this process's changes are
-/// applied on top key by key, and the result replaces the file atomically. Nothing is dropped because it
-/// equals a stale cached value (Foundation's trap), and a write that fails is kept and retried. Both ends cost
-/// what changed, not the size of the suite: a file another process changed is parsed only where its bytes
-/// differ from the version this process knows, and a write copies the bytes of the entries it leaves alone
-/// (see `SuiteImage`).
+/// check; while reads keep coming, a timer starts the next ones, and the file watch starts one when anyone
+/// observes.
+///
+/// Writes are made in order, and survive the process as soon as they return: each write goes to the copy and,
+/// with one `write(2)`, to the end of the suite's journal (``SuiteJournal``, in the lock file), under the
+/// suite's lock held shared, so every process's writes are in the journal in the order they were made. The
+/// file is rebuilt from the journal under the lock held exclusively, within ``foldInterval`` of a write, at a
+/// normal exit, on ``flush()``, and when a process first reads a suite whose journal a killed process left:
+/// the current file is read, the journal's writes applied key by key in order, and the result replaces the file
+/// atomically, synced; then the journal is emptied. Nothing is dropped because it equals a stale cached value
+/// (Foundation's trap). Both ends cost what changed, not the size of the suite: a file another process changed
+/// is parsed only where its bytes differ from the version this process knows, and a rebuild copies the bytes of
+/// the entries it leaves alone (see `SuiteImage`).
 ///
 /// No user code runs while any lock here is held: diagnostics are delivered after, observers are called on
 /// their own queues, and `modify` runs its transform outside the locks (see `ReadModifyWrite`).
@@ -45,7 +51,7 @@ public final class FileStore: DefaultsStore {
     /// Serializes the first read of the file, so that concurrent first readers parse it once.
     let loadLock = ShortLock()
     /// The file watch that reports other processes' writes while anyone observes.
-    let watch = Locked<DirectoryWatcher.Registration?>(nil)
+    let watch = Locked<[DirectoryWatcher.Registration]?>(nil)
     /// The file as this process last wrote it, and its version.
     ///
     /// The next write of a few keys changes a copy of its bytes rather than writing every value again. Used
@@ -58,6 +64,24 @@ public final class FileStore: DefaultsStore {
     /// Writes the backup copy a little after a write, so that a burst of immediate writes makes one copy, not
     /// one each.
     let backups = Coalescer<FileStore> { $0.writeBackup() }
+    /// Appends this process's writes to the suite's journal, in the order they are made.
+    ///
+    /// Held while a write is applied in memory and appended, and while the journal is read or emptied: so the
+    /// records in the journal and the writes in `pending` always agree on which came first. Taken after
+    /// `fileLock`, before `state`.
+    let appending = Locked(SuiteFile.JournalAppender())
+    /// Rebuilds the file from the journal: within ``foldInterval`` of a write, and when this process first reads
+    /// a suite whose journal holds writes (a process was killed before it rebuilt the file).
+    ///
+    /// A failure (a full disk) is tried again, waiting longer each time; the adapter's flush reports it.
+    let folds = Coalescer<FileStore>(
+        retrying: Backoff(first: .milliseconds(250), limit: .seconds(30)),
+        reporting: { _, _, _ in },
+        { store in try store.flush() }
+    )
+    /// How soon after a write the file holds it, whatever the adapter's write policy: other programs read the
+    /// file, not the journal.
+    static let foldInterval: Duration = .milliseconds(100)
 
     struct PendingWrite: Sendable {
         var value: PropertyListValue?
@@ -81,13 +105,21 @@ public final class FileStore: DefaultsStore {
         /// Whether a read came since the last check began, for ``followReads(_:)``; set by every read, under the
         /// lock the read takes anyway.
         var readSinceCheck = false
+        /// The writes that reads find over `stored`: those in the journal (this process's and others', read up to
+        /// `journalOffset`), and this process's own that are not in the file yet.
+        ///
+        /// The next flush rebuilds the file with them and empties the journal.
         var pending: [String: PendingWrite] = [:] {
             didSet { readSerial &+= 1 }
         }
-        /// The generation of a pending `removeAll`, which the next flush applies before `pending`.
+        /// The generation of a `removeAll` in `pending`, which applies before the writes there.
         var pendingClear: UInt64? {
             didSet { readSerial &+= 1 }
         }
+        /// The journal's write count and where its records were last read to: `pending` holds the records before
+        /// that offset, when the lock file still holds that count.
+        var journalCount: UInt64?
+        var journalOffset = SuiteJournal.headerSize
         /// Counts the changes of what reads return (`stored`, `pending`, `pendingClear`), so that an answer
         /// in `recentReads` is trusted only while it is current.
         var readSerial: UInt64 = 0
@@ -164,7 +196,8 @@ public final class FileStore: DefaultsStore {
     }
 
     deinit {
-        if let registration = watch.withLock({ $0 }) { DirectoryWatcher.shared.cancel(registration) }
+        appending.withLock { $0.close() }
+        for registration in watch.withLock({ $0 }) ?? [] { DirectoryWatcher.shared.cancel(registration) }
         let key = Array(file.path.utf8)
         // A newer storage for the path is handed out of the lock before it is released: its own deinit takes
         // the registry's lock too.

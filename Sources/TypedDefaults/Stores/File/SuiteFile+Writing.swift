@@ -21,7 +21,7 @@ extension SuiteFile {
     /// The suite's file lock, held by this process: valid while the lock file it was taken on is still the
     /// one at the path.
     struct HeldLock {
-        fileprivate let descriptor: Int32
+        let descriptor: Int32
         fileprivate let path: String
 
         /// Counts one more write in the lock file; returns the new count.
@@ -31,7 +31,7 @@ extension SuiteFile {
             return count
         }
 
-        fileprivate static func count(in descriptor: Int32) -> UInt64? {
+        static func count(in descriptor: Int32) -> UInt64? {
             var count: UInt64 = 0
             let read = withUnsafeMutableBytes(of: &count) { pread(descriptor, $0.baseAddress, 8, 0) }
             return read == 8 ? count : (read == 0 ? 0 : nil)
@@ -50,9 +50,9 @@ extension SuiteFile {
     /// Runs `body` holding the exclusive lock that every TypedDefaults writer of this suite, in any process,
     /// takes before reading the file to merge into it.
     ///
-    /// The lock file is opened for each use and closed after, so a suite holds no descriptor between writes.
-    /// The caller serializes its own calls (the lock is per open file). Without `creatingLockFile`, a missing
-    /// lock file (the suite was removed) is an error rather than made again.
+    /// The lock file is opened for each use and closed after. The caller serializes its own calls (the lock is
+    /// per open file). Without `creatingLockFile`, a missing lock file (the suite was removed) is an error rather
+    /// than made again.
     func withExclusiveLock<Result>(
         creatingDirectory: Bool = true,
         creatingLockFile: Bool = true,
@@ -68,20 +68,50 @@ extension SuiteFile {
             }
             // Closing the descriptor releases the lock, and so does the kernel when the process dies holding it.
             defer { close(descriptor) }
-            var backoff = Backoff(first: .microseconds(500), limit: .milliseconds(20))
-            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-                let code = errno
-                if code == EINTR { continue }
-                guard code == EWOULDBLOCK else { throw writeFailed("cannot lock \(lockPath)", code) }
-                guard ContinuousClock.now < deadline else { throw lockTimeout() }
-                backoff.pause()
-            }
+            guard try lock(descriptor, LOCK_EX, until: deadline) else { throw lockTimeout() }
             let lock = HeldLock(descriptor: descriptor, path: lockPath)
-            if lock.isStillAtPath { return try body(lock) }
+            guard lock.isStillAtPath else { continue }
+            // A lock file this call created holds no write count yet; records go after it.
+            lock.makeHeader()
+            return try body(lock)
         }
     }
 
-    private func lockTimeout() -> DefaultsError {
+    /// Runs `body` holding the suite's lock shared, as readers of the journal do, or returns `nil` at once when
+    /// a writer holds it exclusively (or there is no lock file: `body` gets `nil`).
+    ///
+    /// Shared, the lock keeps writers from rebuilding the file and emptying the journal, while `set`s go on
+    /// appending to it.
+    func withSharedLock<Result>(_ body: (HeldLock?) throws(DefaultsError) -> Result) throws(DefaultsError) -> Result? {
+        for _ in 0..<8 {
+            guard let descriptor = try openRegularFile(lockPath, O_RDONLY, followingLinks: false) else {
+                return try body(nil)
+            }
+            defer { close(descriptor) }
+            guard try lock(descriptor, LOCK_SH, until: nil) else { return nil }
+            let lock = HeldLock(descriptor: descriptor, path: lockPath)
+            if lock.isStillAtPath { return try body(lock) }
+        }
+        return nil
+    }
+
+    /// Takes `operation` (`LOCK_EX` or `LOCK_SH`) on `descriptor`, waiting with back-off until `deadline`, or not
+    /// at all without one; `false` when it was not had in time.
+    func lock(_ descriptor: Int32, _ operation: Int32, until deadline: ContinuousClock.Instant?) throws(DefaultsError)
+        -> Bool
+    {
+        var backoff = Backoff(first: .microseconds(500), limit: .milliseconds(20))
+        while flock(descriptor, operation | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else { throw writeFailed("cannot lock \(lockPath)", code) }
+            guard let deadline, ContinuousClock.now < deadline else { return false }
+            backoff.pause()
+        }
+        return true
+    }
+
+    func lockTimeout() -> DefaultsError {
         writeFailed(
             "another process has held the lock file \(lockPath) for more than \(Self.lockWaitLimit); "
                 + "the values are kept and written later",

@@ -58,7 +58,9 @@ struct SuiteFile: Sendable {
         self.path = directory + "/" + fileName
     }
 
-    var lockPath: String { directory + "/." + fileName + ".lock" }
+    /// The lock file, which holds the journal too (see ``SuiteJournal``).
+    var lockPath: String { directory + "/" + lockFileName }
+    var lockFileName: String { "." + fileName + ".lock" }
     var backupPath: String { directory + "/." + fileName + ".backup" }
 
     // MARK: Reading

@@ -12,7 +12,8 @@ private struct Node: Codable {
 ///
 /// Every parse that stored bytes can reach (the library's XML and binary readers, and
 /// Foundation's for what those leave, old-style text and other XML; JSON text, as launch arguments and the
-/// `defaults` tool read it; a stored Codable value's JSON) must return or refuse, never crash or hang; and
+/// `defaults` tool read it; a stored Codable value's JSON; a suite's journal) must return or refuse, never crash
+/// or hang; and
 /// whenever the library's XML reader returns a value, Foundation's reader must return the very same value (bit
 /// for bit). A crash, a hang (libFuzzer's -timeout) or a disagreement is a finding.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -23,6 +24,10 @@ public func testOneInput(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let text = String(decoding: data, as: UTF8.self)
     _ = PropertyListValue(jsonText: text)
     _ = PropertyListValue.firstReading(ofText: text) { $0 }
+    #if !TYPED_DEFAULTS_FOUNDATION_STORAGE
+    // A suite's journal, which any program that can write the lock file can fill.
+    _ = SuiteJournal.read(Array(data)[...], salt: 0, allWritten: true)
+    #endif
     guard let own = PropertyListXMLReader.value(from: data) else { return 0 }
     let object = try? PropertyListSerialization.propertyList(from: data, format: nil)
     let foundation = object.flatMap(PropertyListValue.init(foundationObject:))

@@ -70,7 +70,8 @@ extension FileStore {
     }
 
     /// Reads what changed in the file and the journal since the last look, under the suite's lock shared (no
-    /// writer rebuilds the file meanwhile), and puts it in place; `false` when a writer held the lock.
+    /// writer rebuilds the file meanwhile), and puts it in place; `false` when a writer held the lock, or a write
+    /// of this process made the lock file meanwhile: the look is to be made again.
     ///
     /// With `firstLoad: false` as the last attempt of a first load, the file is read without the journal.
     private func look(firstLoad: Bool) -> Bool {
@@ -103,7 +104,10 @@ extension FileStore {
                         }
                     }
                 // The journal is read with no write of this process between memory and the journal.
-                appending.withLock { appender in
+                return appending.withLock { appender in
+                    // No lock file means no journal, unless a write of this process made one since it was looked
+                    // for: then the look is made again.
+                    if lock == nil, access(file.lockPath, F_OK) == 0 { return false }
                     let journal =
                         lock?.readJournal() ?? SuiteFile.HeldLock.JournalReading(end: SuiteJournal.headerSize)
                     swapIn(
@@ -113,14 +117,15 @@ extension FileStore {
                         changed: changed,
                         journal: (journal, appender.unappended)
                     )
+                    return true
                 }
-                return true
             }
         } catch {
             swapIn(.failure(error), firstLoad: !loaded)
             return true
         }
-        guard lookedAt == nil, !loaded, !firstLoad else { return lookedAt != nil }
+        if lookedAt == true { return true }
+        guard lookedAt == nil, !loaded, !firstLoad else { return false }
         // A first load that could not have the lock in time reads the file alone.
         do throws(DefaultsError) {
             let contents = try readFile()

@@ -36,7 +36,7 @@ extension FileStore {
         return result
     }
 
-    /// What `writes` (the journal's, in order) and then `unappended` (records of this process's) come to, named
+    /// What `writes` (the journal's, in order) and then `unappended` (payloads of this process's) come to, named
     /// as the store names keys over `values` (see ``KeySpelling``).
     static func net(
         of writes: [SuiteJournal.Write],
@@ -45,7 +45,7 @@ extension FileStore {
         spellings: Bool
     ) -> SuiteJournal.Net {
         var net = SuiteJournal.Net()
-        let recorded = unappended.flatMap { SuiteJournal.read($0[...]).writes }
+        let recorded = unappended.flatMap { SuiteJournal.writes(in: $0[...]) ?? [] }
         for write in writes + recorded {
             guard case .set(let key, let value) = write else {
                 net.add(write)
@@ -107,16 +107,16 @@ extension FileStore {
                 }
             }
             // The record names each key by its spelling, as the file does.
-            try file.appendToJournal(Self.record(of: batch), with: &appender)
+            try file.appendToJournal(Self.payload(of: batch), with: &appender)
         }
         return true
     }
 
-    /// The journal record of a batch without expectations.
-    static func record(of batch: DefaultsBatch) -> [UInt8] {
+    /// The journal record's payload for a batch without expectations.
+    static func payload(of batch: DefaultsBatch) -> [UInt8] {
         var writes: [(String, PropertyListValue?)] = []
         batch.forEachWrite { key, value in writes.append((key, value)) }
-        return SuiteJournal.record(removingAll: batch.removesAll, writes)
+        return SuiteJournal.payload(removingAll: batch.removesAll, writes)
     }
 
     /// Adds a batch without expectations to the pending writes, announcing what changed.
@@ -258,12 +258,13 @@ extension FileStore {
             let spellings = spellings || resolved.spellings
             let original = resolved.values
             // Every write made so far, in order: the journal's, then this process's that could not be appended.
-            let journal = lock.readJournal()
+            let journal = lock.readJournal(allWritten: true)
             if journal.damaged {
                 report(
                     .damagedFile,
                     key: nil,
-                    "\(file.lockPath) holds bytes that are no write of TypedDefaults; they are left out"
+                    "\(file.lockPath) holds bytes that are no whole record of a write (a write a full disk cut "
+                        + "short, or another program's bytes); they are skipped"
                 )
             }
             let net = Self.net(of: journal.writes, then: unappended, over: original, spellings: spellings)

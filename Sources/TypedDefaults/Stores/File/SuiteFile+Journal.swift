@@ -30,8 +30,10 @@ extension SuiteFile {
         fileprivate var owner: pid_t = 0
         /// Whether the descriptor is one of the ``keptDescriptorLimit`` kept open between writes.
         fileprivate var kept = false
-        /// Records whose append failed (a full disk, a lock held too long), in order: each is appended before
-        /// the next record, and folded into the file by the next flush.
+        /// The salt of the records' hashes in the lock file open, once read.
+        fileprivate var salt: UInt64?
+        /// The payloads of records whose append failed (a full disk, a lock held too long), in order: each is
+        /// appended before the next record, and folded into the file by the next flush.
         var unappended: [[UInt8]] = []
 
         /// Closes the descriptor, if this process opened it (a child forked without `exec` has closed the ones it
@@ -43,6 +45,7 @@ extension SuiteFile {
             }
             descriptor = -1
             kept = false
+            salt = nil
         }
     }
 
@@ -67,22 +70,21 @@ extension SuiteFile {
         }
     }()
 
-    /// Appends `record`, after every record that could not be appended before, holding the suite's lock shared;
-    /// once this returns, the write survives the process.
+    /// Appends the record of `payload` (see ``SuiteJournal/payload(removingAll:_:)``), after every record that could
+    /// not be appended before, holding the suite's lock shared; once this returns, the write survives the process.
     ///
-    /// On failure the record is kept in `appender`, and the error thrown.
-    func appendToJournal(_ record: [UInt8], with appender: inout JournalAppender) throws(DefaultsError) {
-        appender.unappended.append(record)
+    /// On failure the payload is kept in `appender`, and the error thrown.
+    func appendToJournal(_ payload: [UInt8], with appender: inout JournalAppender) throws(DefaultsError) {
+        appender.unappended.append(payload)
         // A descriptor not kept open between writes is closed after this one, whatever happens.
         defer { if !appender.kept { appender.close() } }
-        let bytes = appender.unappended.count == 1 ? record : Array(appender.unappended.joined())
         // A writer rebuilding the file holds the lock for milliseconds. One that holds it longer (stopped, or on
         // a stalled disk) holds up one `set` for a second at most; the next ones, while this one is not appended,
         // do not wait.
         let deadline = ContinuousClock.now + (appender.unappended.count == 1 ? Self.appendWaitLimit : .zero)
         for _ in 0..<8 {
             let descriptor = try appendingDescriptor(&appender)
-            if try appendHoldingLock(bytes, to: descriptor, until: deadline) {
+            if try appendHoldingLock(appender.unappended, to: descriptor, salt: &appender.salt, until: deadline) {
                 appender.unappended.removeAll()
                 return
             }
@@ -96,10 +98,9 @@ extension SuiteFile {
     /// never land where the count belongs, and no lock can be taken to write the count into a new file (a
     /// thread of this process may hold the lock shared while it waits for the `set` that would take it).
     private func createLockFile() throws(DefaultsError) {
-        let temporary = try writeTemporaryCopy(
-            of: [UInt8](repeating: 0, count: SuiteJournal.headerSize),
-            durably: false
-        )
+        var header = [UInt8](repeating: 0, count: 8)
+        withUnsafeBytes(of: UInt64.random(in: .min ... .max).littleEndian) { header += $0 }
+        let temporary = try writeTemporaryCopy(of: header, durably: false)
         defer { unlink(temporary) }
         if link(temporary, lockPath) != 0, errno != EEXIST {
             throw writeFailed("cannot create the lock file \(lockPath)", errno)
@@ -109,8 +110,9 @@ extension SuiteFile {
     /// Appends `bytes` to the lock file open as `descriptor`, holding its lock shared; `false` when the file
     /// turns out to be gone from its path (deleted or replaced), so that the bytes went nowhere.
     private func appendHoldingLock(
-        _ bytes: [UInt8],
+        _ payloads: [[UInt8]],
         to descriptor: Int32,
+        salt: inout UInt64?,
         until deadline: ContinuousClock.Instant
     ) throws(DefaultsError) -> Bool {
         guard try lock(descriptor, LOCK_SH, until: deadline) else {
@@ -121,12 +123,16 @@ extension SuiteFile {
             )
         }
         defer { flock(descriptor, LOCK_UN) }
-        // A lock file without its count (made by a writer that is not done with it, or by another program) takes
-        // no record: the next rebuild of the file writes the count, and this write is kept until then.
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_size >= SuiteJournal.headerSize else {
-            throw writeFailed("the lock file \(lockPath) has no write count yet; the write is kept in memory", nil)
+        // A lock file without its header (made by an older version, or by another program) takes no record: the
+        // next rebuild of the file writes the header, and this write is kept until then.
+        if salt == nil { salt = HeldLock.salt(in: descriptor) }
+        guard let salt else {
+            throw writeFailed("the lock file \(lockPath) has no header yet; the write is kept in memory", nil)
         }
+        let bytes =
+            payloads.count == 1
+            ? SuiteJournal.record(payload: payloads[0], salt: salt)
+            : Array(payloads.map { SuiteJournal.record(payload: $0, salt: salt) }.joined())
         // One write(2): with O_APPEND it lands whole after every record before it, never between two others'.
         let written = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count else {
@@ -139,6 +145,7 @@ extension SuiteFile {
                 nil
             )
         }
+        var info = stat()
         return fstat(descriptor, &info) == 0 && info.st_nlink > 0
     }
 
@@ -156,6 +163,14 @@ extension SuiteFile {
             opened = try openRegularFile(lockPath, O_RDWR | O_APPEND, followingLinks: false)
         }
         guard let descriptor = opened else { throw writeFailed("cannot open the lock file \(lockPath)", ENOENT) }
+        // A lock file of an older version holds the count alone: its header is completed now if no writer holds
+        // the lock (waiting for one here could wait for a reader of this process that waits for this write).
+        if HeldLock.salt(in: descriptor) == nil,
+            let other = try? openRegularFile(lockPath, O_RDWR, followingLinks: false)
+        {
+            if flock(other, LOCK_EX | LOCK_NB) == 0 { HeldLock(descriptor: other, path: lockPath).makeHeader() }
+            close(other)
+        }
         appender.descriptor = descriptor
         appender.owner = process
         Self.closingKeptDescriptorsInChild
@@ -172,6 +187,7 @@ extension SuiteFile.HeldLock {
     /// What the journal held when read: the write count, the writes from an offset on, and where they end.
     struct JournalReading {
         var count: UInt64?
+        var salt: UInt64?
         var writes: [SuiteJournal.Write] = []
         /// Where the next record starts: where reading goes on next time.
         var end: Int
@@ -183,20 +199,25 @@ extension SuiteFile.HeldLock {
     }
 
     /// The write count and the journal's writes from `offset` on (from its start if the journal is now shorter).
-    func readJournal(from offset: Int = SuiteJournal.headerSize) -> JournalReading {
+    ///
+    /// With `allWritten` (holding the lock exclusively), bytes that are no whole record at the end were left by a
+    /// writer that died in the middle of its `write(2)`, and one cut short before a whole record is skipped.
+    func readJournal(from offset: Int = SuiteJournal.headerSize, allWritten: Bool = false) -> JournalReading {
         var info = stat()
         let size = fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
         let count = Self.count(in: descriptor)
+        let salt = Self.salt(in: descriptor)
         let start = max(offset <= size ? offset : SuiteJournal.headerSize, SuiteJournal.headerSize)
-        guard size > start, size - start <= SuiteFile.maximumFileSize else {
-            return JournalReading(count: count, end: start)
+        guard let salt, size > start, size - start <= SuiteFile.maximumFileSize else {
+            return JournalReading(count: count, salt: salt, end: start)
         }
         var bytes = [UInt8](repeating: 0, count: size - start)
         let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(start)) }
-        guard read > 0 else { return JournalReading(count: count, end: start) }
-        let records = SuiteJournal.read(bytes[0..<read])
+        guard read > 0 else { return JournalReading(count: count, salt: salt, end: start) }
+        let records = SuiteJournal.read(bytes[0..<read], salt: salt, allWritten: allWritten)
         return JournalReading(
             count: count,
+            salt: salt,
             writes: records.writes,
             end: start + records.consumed,
             damaged: records.damaged,
@@ -209,12 +230,23 @@ extension SuiteFile.HeldLock {
         ftruncate(descriptor, off_t(SuiteJournal.headerSize))
     }
 
-    /// Puts the write count in place in a new lock file, before any record; call holding the exclusive lock.
+    /// Puts the header in place in a lock file that lacks it (a new one, or an older version's, which holds the
+    /// count alone), before any record: the count, zero if missing, and a random salt; call holding the exclusive
+    /// lock, on a descriptor opened without `O_APPEND`.
     func makeHeader() {
         var info = stat()
-        if fstat(descriptor, &info) == 0, info.st_size < SuiteJournal.headerSize {
-            ftruncate(descriptor, off_t(SuiteJournal.headerSize))
-        }
+        guard fstat(descriptor, &info) == 0, info.st_size < SuiteJournal.headerSize else { return }
+        if info.st_size < 8 { ftruncate(descriptor, 8) }
+        var salt = UInt64.random(in: .min ... .max).littleEndian
+        _ = withUnsafeBytes(of: &salt) { pwrite(descriptor, $0.baseAddress, 8, 8) }
+    }
+
+    /// The salt of the records' hashes, from the header of the lock file open as `descriptor`; `nil` if the
+    /// header is not there.
+    static func salt(in descriptor: Int32) -> UInt64? {
+        var salt: UInt64 = 0
+        let read = withUnsafeMutableBytes(of: &salt) { pread(descriptor, $0.baseAddress, 8, 8) }
+        return read == 8 ? UInt64(littleEndian: salt) : nil
     }
 }
 #endif

@@ -22,7 +22,7 @@ extension SuiteFile {
     /// one at the path.
     struct HeldLock {
         let descriptor: Int32
-        fileprivate let path: String
+        let path: String
 
         /// Counts one more write in the lock file; returns the new count.
         func countWrite() -> UInt64 {

@@ -5,8 +5,8 @@ import Foundation
 /// The records of a suite's journal: the writes made since the property-list file was last rebuilt, in the
 /// order every process made them.
 ///
-/// The journal is the suite's lock file (`.<suite>.plist.lock`) past its first 8 bytes, which count the
-/// library's writes of the file. Each `set` appends one record with a single `write(2)` to a descriptor opened
+/// The journal is the suite's lock file (`.<suite>.plist.lock`) past its first 16 bytes: a count of the
+/// library's writes of the file, and a random salt for the records' hashes, made with the lock file. Each `set` appends one record with a single `write(2)` to a descriptor opened
 /// with `O_APPEND`, so records never interleave, and a record that is in the file was made before every record
 /// after it. A record is a mark (`TDJ1`), its payload's length (4 bytes), an FNV-1a hash of the payload (8
 /// bytes), and the payload: a flag byte (bit 0: remove every value first), the number of writes (4 bytes), and
@@ -14,15 +14,15 @@ import Foundation
 /// fail the mark or the hash: reading skips to the next mark, and reports the damage.
 ///
 /// ```swift
-/// let bytes = SuiteJournal.record(removingAll: false, [("theme", .string("dark"))])
-/// let read = SuiteJournal.read(bytes[...])   // ([.set("theme", .string("dark"))], consumed: bytes.count, damaged: false)
+/// let bytes = SuiteJournal.record(removingAll: false, [("theme", .string("dark"))], salt: 7)
+/// let read = SuiteJournal.read(bytes[...], salt: 7)   // ([.set("theme", .string("dark"))], bytes.count, false)
 /// ```
-enum SuiteJournal {
-    /// Where the first record starts: after the write count.
-    static let headerSize = 8
+package enum SuiteJournal {
+    /// Where the first record starts: after the write count (8 bytes) and the salt of the records' hashes (8 bytes).
+    static let headerSize = 16
 
     /// One write a record holds.
-    enum Write: Equatable, Sendable {
+    package enum Write: Equatable, Sendable {
         /// Every value is removed.
         case removeAll
         /// The key is set to the value, or removed (`nil`); the key is its exact spelling.
@@ -48,8 +48,17 @@ enum SuiteJournal {
 
     // MARK: Writing
 
-    /// The record of `writes`, after removing every value when `removingAll`.
-    static func record(removingAll: Bool, _ writes: some Sequence<(String, PropertyListValue?)>) -> [UInt8] {
+    /// The record of `writes`, after removing every value when `removingAll`, for a journal with `salt`.
+    package static func record(
+        removingAll: Bool,
+        _ writes: some Sequence<(String, PropertyListValue?)>,
+        salt: UInt64
+    ) -> [UInt8] {
+        record(payload: payload(removingAll: removingAll, writes), salt: salt)
+    }
+
+    /// A record's payload: what it writes, without the mark, length and hash that depend on the journal.
+    static func payload(removingAll: Bool, _ writes: some Sequence<(String, PropertyListValue?)>) -> [UInt8] {
         var payload: [UInt8] = [removingAll ? 1 : 0, 0, 0, 0, 0]
         var count: UInt32 = 0
         for (key, value) in writes {
@@ -63,11 +72,16 @@ enum SuiteJournal {
             }
         }
         withUnsafeBytes(of: count.littleEndian) { payload.replaceSubrange(1..<5, with: $0) }
+        return payload
+    }
+
+    /// The record of `payload` in a journal with `salt`.
+    static func record(payload: [UInt8], salt: UInt64) -> [UInt8] {
         var record: [UInt8] = []
         record.reserveCapacity(16 + payload.count)
         appendInteger(magic, to: &record)
         appendInteger(UInt32(payload.count), to: &record)
-        appendInteger(hash(payload[...]), to: &record)
+        appendInteger(hash(payload[...], salt: salt), to: &record)
         record += payload
         return record
     }
@@ -119,9 +133,18 @@ enum SuiteJournal {
         withUnsafeBytes(of: integer.littleEndian) { bytes += $0 }
     }
 
-    /// FNV-1a, 64 bits: cheap, and enough to tell a whole record from a torn or changed one.
-    static func hash(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    /// FNV-1a, 64 bits, over the journal's salt and then `bytes`: cheap, and enough to tell a whole record from a
+    /// torn or changed one.
+    ///
+    /// The salt is random, made with the lock file: a record's bytes inside a value (a string another program
+    /// handed in) never pass for a record of the journal when reading looks for the next one past damage.
+    static func hash(_ bytes: ArraySlice<UInt8>, salt: UInt64) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var remaining = salt
+        for _ in 0..<8 {
+            hash = (hash ^ (remaining & 0xFF)) &* 0x0000_0100_0000_01b3
+            remaining >>= 8
+        }
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
@@ -137,22 +160,33 @@ enum SuiteJournal {
     /// A record's hash is checked before anything of it is read, and every length against what is left, so no
     /// input makes this allocate more than `bytes` holds, nest deeper than ``PropertyListValue/maximumDepth``, or
     /// trap.
-    static func read(_ bytes: ArraySlice<UInt8>) -> (writes: [Write], consumed: Int, damaged: Bool) {
+    ///
+    /// With `allWritten` (read under the exclusive lock, when no write is under way), a record that claims more
+    /// bytes than follow it is one a failed write cut short when a whole record follows it: it is skipped to that
+    /// one. Otherwise it may still be being written, and reading stops there.
+    package static func read(
+        _ bytes: ArraySlice<UInt8>,
+        salt: UInt64,
+        allWritten: Bool = false
+    ) -> (writes: [Write], consumed: Int, damaged: Bool) {
         var writes: [Write] = []
         var offset = bytes.startIndex
         var damaged = false
-        while bytes.endIndex - offset >= 16 {
-            var header = Reader(bytes: bytes[offset..<offset + 16])
-            guard header.integer(UInt32.self) == magic, let length = header.integer(UInt32.self).map(Int.init),
-                let hash = header.integer(UInt64.self)
-            else {
+        while let (length, hash) = header(at: offset, in: bytes) {
+            guard let length, let hash else {
                 damaged = true
                 offset = nextMagic(in: bytes, after: offset)
                 continue
             }
-            guard length <= bytes.endIndex - offset - 16 else { break }
+            guard length <= bytes.endIndex - offset - 16 else {
+                let next = nextMagic(in: bytes, after: offset)
+                guard allWritten, isWholeRecord(at: next, in: bytes, salt: salt) else { break }
+                damaged = true
+                offset = next
+                continue
+            }
             let payload = bytes[offset + 16..<offset + 16 + length]
-            guard Self.hash(payload) == hash, let record = Self.writes(in: payload) else {
+            guard Self.hash(payload, salt: salt) == hash, let record = Self.writes(in: payload) else {
                 // Bytes a failed write left (a full disk), or another program's: the next record starts after.
                 damaged = true
                 offset = nextMagic(in: bytes, after: offset)
@@ -162,6 +196,23 @@ enum SuiteJournal {
             offset += 16 + length
         }
         return (writes, offset - bytes.startIndex, damaged)
+    }
+
+    /// The length and hash of the record at `offset`; `(nil, nil)` if no record starts there; `nil` if fewer
+    /// than a header's bytes are left.
+    private static func header(at offset: Int, in bytes: ArraySlice<UInt8>) -> (Int?, UInt64?)? {
+        guard bytes.endIndex - offset >= 16 else { return nil }
+        var header = Reader(bytes: bytes[offset..<offset + 16])
+        guard header.integer(UInt32.self) == magic, let length = header.integer(UInt32.self).map(Int.init),
+            let hash = header.integer(UInt64.self)
+        else { return (nil, nil) }
+        return (length, hash)
+    }
+
+    private static func isWholeRecord(at offset: Int, in bytes: ArraySlice<UInt8>, salt: UInt64) -> Bool {
+        guard case (let length?, let hash?)? = header(at: offset, in: bytes), length <= bytes.endIndex - offset - 16
+        else { return false }
+        return Self.hash(bytes[offset + 16..<offset + 16 + length], salt: salt) == hash
     }
 
     /// Marks the start of every record, so that reading can find the next whole record past damage.
@@ -180,7 +231,8 @@ enum SuiteJournal {
         return max(offset + 1, bytes.endIndex - 3)
     }
 
-    private static func writes(in payload: ArraySlice<UInt8>) -> [Write]? {
+    /// The writes of one record's payload; `nil` if it is no payload this type writes.
+    static func writes(in payload: ArraySlice<UInt8>) -> [Write]? {
         var reader = Reader(bytes: payload)
         guard let flags = reader.byte(), flags <= 1, let count = reader.integer(UInt32.self) else { return nil }
         var writes: [Write] = flags == 1 ? [.removeAll] : []

@@ -138,6 +138,13 @@ enum BackgroundWork {
         return thread
     }()
 
+    /// How many forks this process came from: a value that differs from one read before means a child forked
+    /// since, without `exec` (one load; `getpid()` is a system call).
+    static var forks: UInt64 {
+        _ = countingForks
+        return forkCount.pointee
+    }
+
     /// Registers the atfork handler once both globals it writes exist, so that it never meets one half made.
     fileprivate static let countingForks: Void = {
         _ = forkCount
@@ -317,6 +324,8 @@ enum BackgroundWork {
     }
 
     static func resumeAfterFork() {}
+
+    static var forks: UInt64 { UInt64(UInt32(bitPattern: getpid())) }
 
     static func willRun() -> Bool { !stopped.withLock { $0 } }
 

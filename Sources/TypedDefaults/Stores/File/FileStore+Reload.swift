@@ -110,6 +110,7 @@ extension FileStore {
                     if lock == nil, access(file.lockPath, F_OK) == 0 { return false }
                     let journal =
                         lock?.readJournal() ?? SuiteFile.HeldLock.JournalReading(end: SuiteJournal.headerSize)
+                    appender.appendedSinceLook = 0
                     swapIn(
                         reading,
                         firstLoad: !loaded,
@@ -139,20 +140,33 @@ extension FileStore {
     /// Puts the journal's records past `offset` (those read before) in place, under this process's writes that
     /// are not appended yet; call holding the suite's lock shared.
     private func takeTail(_ lock: SuiteFile.HeldLock, from offset: Int) {
-        // The journal is read with no write of this process between memory and the journal.
+        // Most of it is read and parsed before `appending` is taken, so that this process's writes do not wait for
+        // that; then what was appended since is read with no write of this process between memory and the journal.
+        // Past `offset`, only this process's own records: `pending` holds them already.
+        let onlyOwn = appending.withLock { appender in
+            let size = lock.journalSize
+            guard size >= offset, size - offset == appender.appendedSinceLook else { return false }
+            appender.appendedSinceLook = 0
+            state.withLock { $0.journalOffset = size }
+            return true
+        }
+        if onlyOwn { return }
+        let first = lock.readJournal(from: offset)
         appending.withLock { appender in
-            let tail = lock.readJournal(from: offset)
-            guard tail.end != offset else { return }
+            let rest = lock.readJournal(from: first.end)
+            appender.appendedSinceLook = 0
+            guard rest.end != offset else { return }
+            let tail = first.writes + rest.writes
             withState { state in
                 let net = Self.net(
-                    of: tail.writes,
+                    of: tail,
                     then: appender.unappended,
                     over: state.stored,
                     spellings: state.spellings
                 )
                 let keys = net.removesAll ? nil : Array(net.writes.keys)
                 announcingChanges(&state, onlyKeys: keys) { state in Self.overlay(net, on: &state, replacing: false) }
-                state.journalOffset = tail.end
+                state.journalOffset = rest.end
             }
         }
     }

@@ -114,9 +114,9 @@ extension FileStore {
 
     /// The journal record's payload for a batch without expectations.
     static func payload(of batch: DefaultsBatch) -> [UInt8] {
-        var writes: [(String, PropertyListValue?)] = []
-        batch.forEachWrite { key, value in writes.append((key, value)) }
-        return SuiteJournal.payload(removingAll: batch.removesAll, writes)
+        var payload = SuiteJournal.Payload(removingAll: batch.removesAll)
+        batch.forEachWrite { key, value in payload.add(key, value) }
+        return payload.bytes
     }
 
     /// Adds a batch without expectations to the pending writes, announcing what changed.
@@ -223,8 +223,12 @@ extension FileStore {
         _ change: (inout [String: PropertyListValue]) -> Outcome
     ) throws(DefaultsError) -> (outcome: Outcome, retired: [String: PropertyListValue])? {
         // Held under `appending`: no write of this process is between memory and the journal.
-        let (inMemory, generation, spellings) = state.withLock {
-            (Array($0.pending.keys), $0.generation, $0.spellings)
+        let (inMemory, generation, spellings, inMemoryNet, journalCount, journalOffset) = state.withLock {
+            (
+                Array($0.pending.keys), $0.generation, $0.spellings,
+                SuiteJournal.Net(removesAll: $0.pendingClear != nil, writes: $0.pending.mapValues(\.value)),
+                $0.journalCount, $0.journalOffset
+            )
         }
         let unappended = appender.unappended
         let sweep = state.withLock { state in
@@ -258,7 +262,17 @@ extension FileStore {
             let spellings = spellings || resolved.spellings
             let original = resolved.values
             // Every write made so far, in order: the journal's, then this process's that could not be appended.
-            let journal = lock.readJournal(allWritten: true)
+            // When every record past those this process has read is its own, `pending` holds what the journal
+            // does, in order (this process's writes and its reads of the journal take turns under `appending`):
+            // the usual rebuild, by a process that writes a suite alone, parses no record.
+            let size = lock.journalSize
+            let onlyOwn =
+                SuiteFile.HeldLock.count(in: lock.descriptor) == journalCount
+                && size - journalOffset == appender.appendedSinceLook && journalOffset <= size
+            let journal =
+                onlyOwn
+                ? SuiteFile.HeldLock.JournalReading(count: journalCount, end: size)
+                : lock.readJournal(allWritten: true)
             if journal.damaged {
                 report(
                     .damagedFile,
@@ -267,7 +281,9 @@ extension FileStore {
                         + "short, or another program's bytes); they are skipped"
                 )
             }
-            let net = Self.net(of: journal.writes, then: unappended, over: original, spellings: spellings)
+            let net =
+                onlyOwn
+                ? inMemoryNet : Self.net(of: journal.writes, then: unappended, over: original, spellings: spellings)
             let pending = net.writes
             let pendingClear = net.removesAll
             let journalHeld = journal.end > SuiteJournal.headerSize || journal.cutShort || journal.damaged
@@ -385,6 +401,7 @@ extension FileStore {
         guard let (outcome, resolved, written, writeCount, changed, inPlace, journalCount) = attempt else { return nil }
         // Folded into the file, with the journal.
         appender.unappended.removeAll()
+        appender.appendedSinceLook = 0
         let retired = withState { state in
             // Announces what other processes changed in the file and what `modify` changed; this process's
             // own pending writes were announced when they were made.

@@ -27,7 +27,10 @@ extension SuiteFile {
     /// without `exec` opens its own (a descriptor it inherited shares its lock with the parent's).
     struct JournalAppender: Sendable {
         fileprivate var descriptor: Int32 = -1
-        fileprivate var owner: pid_t = 0
+        /// The process that opened the descriptor, as ``BackgroundWork/forks`` tells processes apart.
+        fileprivate var owner: UInt64 = 0
+        /// When the descriptor was last checked to be the lock file at the path still (a coarse clock's tick).
+        fileprivate var checked: UInt64 = 0
         /// Whether the descriptor is one of the ``keptDescriptorLimit`` kept open between writes.
         fileprivate var kept = false
         /// The salt of the records' hashes in the lock file open, once read.
@@ -35,11 +38,14 @@ extension SuiteFile {
         /// The payloads of records whose append failed (a full disk, a lock held too long), in order: each is
         /// appended before the next record, and folded into the file by the next flush.
         var unappended: [[UInt8]] = []
+        /// How many bytes this process has appended since it last read the journal to its end (or emptied it),
+        /// to tell when every record past that point is its own.
+        var appendedSinceLook = 0
 
         /// Closes the descriptor, if this process opened it (a child forked without `exec` has closed the ones it
         /// inherited; their numbers may stand for other files there).
         mutating func close() {
-            if descriptor >= 0, owner == getpid() {
+            if descriptor >= 0, owner == BackgroundWork.forks {
                 _ = systemClose(descriptor)
                 if kept { SuiteFile.keptDescriptors.withLock { _ = $0.remove(descriptor) } }
             }
@@ -81,11 +87,18 @@ extension SuiteFile {
         // A writer rebuilding the file holds the lock for milliseconds. One that holds it longer (stopped, or on
         // a stalled disk) holds up one `set` for a second at most; the next ones, while this one is not appended,
         // do not wait.
-        let deadline = ContinuousClock.now + (appender.unappended.count == 1 ? Self.appendWaitLimit : .zero)
+        let wait = appender.unappended.count == 1 ? Self.appendWaitLimit : .zero
         for _ in 0..<8 {
             let descriptor = try appendingDescriptor(&appender)
-            if try appendHoldingLock(appender.unappended, to: descriptor, salt: &appender.salt, until: deadline) {
-                appender.unappended.removeAll()
+            if let appended = try appendHoldingLock(
+                appender.unappended,
+                to: descriptor,
+                salt: &appender.salt,
+                checked: &appender.checked,
+                waiting: wait
+            ) {
+                appender.unappended.removeAll(keepingCapacity: true)
+                appender.appendedSinceLook += appended
                 return
             }
             // Another program deleted or replaced the lock file: what was appended went nowhere.
@@ -107,20 +120,25 @@ extension SuiteFile {
         }
     }
 
-    /// Appends `bytes` to the lock file open as `descriptor`, holding its lock shared; `false` when the file
-    /// turns out to be gone from its path (deleted or replaced), so that the bytes went nowhere.
+    /// Appends the records of `payloads` to the lock file open as `descriptor`, holding its lock shared; returns
+    /// how many bytes, or `nil` when the file turns out to be gone from its path (deleted or replaced), so that the
+    /// bytes went nowhere.
     private func appendHoldingLock(
         _ payloads: [[UInt8]],
         to descriptor: Int32,
         salt: inout UInt64?,
-        until deadline: ContinuousClock.Instant
-    ) throws(DefaultsError) -> Bool {
-        guard try lock(descriptor, LOCK_SH, until: deadline) else {
-            throw writeFailed(
-                "another process has held the lock file \(lockPath) for more than \(Self.appendWaitLimit) (it may be "
-                    + "stopped); the write is kept in memory, and written once the lock is released",
-                nil
-            )
+        checked: inout UInt64,
+        waiting wait: Duration
+    ) throws(DefaultsError) -> Int? {
+        if flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
+            // The deadline is only worked out when the lock is busy: reading the clock costs every write.
+            guard try lock(descriptor, LOCK_SH, until: ContinuousClock.now + wait) else {
+                throw writeFailed(
+                    "another process has held the lock file \(lockPath) for more than \(Self.appendWaitLimit) (it may "
+                        + "be stopped); the write is kept in memory, and written once the lock is released",
+                    nil
+                )
+            }
         }
         defer { flock(descriptor, LOCK_UN) }
         // A lock file without its header (made by an older version, or by another program) takes no record: the
@@ -145,14 +163,23 @@ extension SuiteFile {
                 nil
             )
         }
+        // Whether the lock file is still the one at the path is looked at once per tick of a coarse clock (a
+        // few milliseconds), not on every write: a program that deletes the lock file deletes the journal, and
+        // with it the writes of those few milliseconds.
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+        let tick = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+        guard tick != checked else { return written }
         var info = stat()
-        return fstat(descriptor, &info) == 0 && info.st_nlink > 0
+        guard fstat(descriptor, &info) == 0, info.st_nlink > 0 else { return nil }
+        checked = tick
+        return written
     }
 
     /// The appender's descriptor, opened (with the count in place before any record) if it is not yet, was
     /// closed, or was inherited from a parent process.
     private func appendingDescriptor(_ appender: inout JournalAppender) throws(DefaultsError) -> Int32 {
-        let process = getpid()
+        let process = BackgroundWork.forks
         if appender.descriptor >= 0, appender.owner == process { return appender.descriptor }
         // Closing an inherited descriptor leaves the parent's open file, and its lock, as they are.
         appender.close()
@@ -223,6 +250,12 @@ extension SuiteFile.HeldLock {
             damaged: records.damaged,
             cutShort: records.consumed < read
         )
+    }
+
+    /// The lock file's size: where the next record will start.
+    var journalSize: Int {
+        var info = stat()
+        return fstat(descriptor, &info) == 0 ? Int(info.st_size) : 0
     }
 
     /// Empties the journal, once the property-list file holds its writes; call holding the exclusive lock.

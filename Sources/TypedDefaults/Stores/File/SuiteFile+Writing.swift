@@ -100,7 +100,11 @@ extension SuiteFile {
     func lock(_ descriptor: Int32, _ operation: Int32, until deadline: ContinuousClock.Instant?) throws(DefaultsError)
         -> Bool
     {
-        var backoff = Backoff(first: .microseconds(500), limit: .milliseconds(20))
+        // A shared lock waits for a rebuild of the file, which takes a millisecond or two: it looks again soon.
+        var backoff =
+            operation == LOCK_SH
+            ? Backoff(first: .microseconds(20), limit: .milliseconds(2))
+            : Backoff(first: .microseconds(500), limit: .milliseconds(20))
         while flock(descriptor, operation | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }

@@ -35,6 +35,11 @@ package enum SuiteJournal {
         var removesAll = false
         var writes: [String: PropertyListValue?] = [:]
 
+        init(removesAll: Bool = false, writes: [String: PropertyListValue?] = [:]) {
+            self.removesAll = removesAll
+            self.writes = writes
+        }
+
         mutating func add(_ write: Write) {
             switch write {
             case .removeAll:
@@ -59,34 +64,49 @@ package enum SuiteJournal {
 
     /// A record's payload: what it writes, without the mark, length and hash that depend on the journal.
     static func payload(removingAll: Bool, _ writes: some Sequence<(String, PropertyListValue?)>) -> [UInt8] {
-        var payload: [UInt8] = [removingAll ? 1 : 0, 0, 0, 0, 0]
-        var count: UInt32 = 0
-        for (key, value) in writes {
-            count += 1
-            appendString(key, to: &payload)
+        var payload = Payload(removingAll: removingAll)
+        for (key, value) in writes { payload.add(key, value) }
+        return payload.bytes
+    }
+
+    /// A payload being made, write by write.
+    struct Payload {
+        private(set) var bytes: [UInt8]
+
+        init(removingAll: Bool) {
+            bytes = [removingAll ? 1 : 0, 0, 0, 0, 0]
+            bytes.reserveCapacity(64)
+        }
+
+        mutating func add(_ key: String, _ value: PropertyListValue?) {
+            // The count, little-endian in bytes 1 to 4, one more.
+            var count = UInt32(bytes[1]) | UInt32(bytes[2]) << 8 | UInt32(bytes[3]) << 16 | UInt32(bytes[4]) << 24
+            count &+= 1
+            for index in 0..<4 { bytes[1 + index] = UInt8(truncatingIfNeeded: count >> (8 * index)) }
+            SuiteJournal.appendString(key, to: &bytes)
             if let value {
-                payload.append(1)
-                encode(value, into: &payload)
+                bytes.append(1)
+                SuiteJournal.encode(value, into: &bytes)
             } else {
-                payload.append(0)
+                bytes.append(0)
             }
         }
-        withUnsafeBytes(of: count.littleEndian) { payload.replaceSubrange(1..<5, with: $0) }
-        return payload
     }
 
     /// The record of `payload` in a journal with `salt`.
     static func record(payload: [UInt8], salt: UInt64) -> [UInt8] {
-        var record: [UInt8] = []
-        record.reserveCapacity(16 + payload.count)
-        appendInteger(magic, to: &record)
-        appendInteger(UInt32(payload.count), to: &record)
-        appendInteger(hash(payload[...], salt: salt), to: &record)
-        record += payload
-        return record
+        let hash = hash(payload[...], salt: salt)
+        return [UInt8](unsafeUninitializedCapacity: 16 + payload.count) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: magic.littleEndian, toByteOffset: 0, as: UInt32.self)
+            raw.storeBytes(of: UInt32(payload.count).littleEndian, toByteOffset: 4, as: UInt32.self)
+            raw.storeBytes(of: hash.littleEndian, toByteOffset: 8, as: UInt64.self)
+            payload.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[16...]).copyMemory(from: $0) }
+            count = 16 + payload.count
+        }
     }
 
-    private static func encode(_ value: PropertyListValue, into bytes: inout [UInt8]) {
+    fileprivate static func encode(_ value: PropertyListValue, into bytes: inout [UInt8]) {
         switch value {
         case .string(let string):
             bytes.append(0)
@@ -124,13 +144,15 @@ package enum SuiteJournal {
         }
     }
 
-    private static func appendString(_ string: String, to bytes: inout [UInt8]) {
+    fileprivate static func appendString(_ string: String, to bytes: inout [UInt8]) {
         appendInteger(UInt32(string.utf8.count), to: &bytes)
         bytes += string.utf8
     }
 
     private static func appendInteger<Integer: FixedWidthInteger>(_ integer: Integer, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: integer.littleEndian) { bytes += $0 }
+        for shift in stride(from: 0, to: Integer.bitWidth, by: 8) {
+            bytes.append(UInt8(truncatingIfNeeded: integer >> shift))
+        }
     }
 
     /// FNV-1a, 64 bits, over the journal's salt and then `bytes`: cheap, and enough to tell a whole record from a

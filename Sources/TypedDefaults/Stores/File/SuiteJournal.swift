@@ -150,7 +150,7 @@ package enum SuiteJournal {
     }
 
     private static func appendInteger<Integer: FixedWidthInteger>(_ integer: Integer, to bytes: inout [UInt8]) {
-        for shift in stride(from: 0, to: Integer.bitWidth, by: 8) {
+        for shift in stride(from: 0, to: MemoryLayout<Integer>.size * 8, by: 8) {
             bytes.append(UInt8(truncatingIfNeeded: integer >> shift))
         }
     }

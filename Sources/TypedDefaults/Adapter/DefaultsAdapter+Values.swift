@@ -254,7 +254,8 @@ extension DefaultsAdapter {
             }
             return
         }
-        connection.scheduleFlush(within: delay)
+        // A suite's store rebuilds its file by itself; a flush arranged here as well would rebuild it a second time.
+        if connection.holdsWrites { connection.scheduleFlush(within: delay) }
     }
 
     @usableFromInline

@@ -26,8 +26,13 @@ final class StoreConnection: Sendable {
         { connection in try connection.store.flush() }
     )
 
+    /// Whether the store holds writes until it is flushed, so that the adapter arranges the flushes; a suite's
+    /// store on Linux writes each to its journal and rebuilds its file by itself.
+    let holdsWrites: Bool
+
     init(_ store: any DefaultsStore) {
         self.store = store
+        holdsWrites = !PlatformStore.writesDurably(store)
         OpenStores.remember(store)
     }
 

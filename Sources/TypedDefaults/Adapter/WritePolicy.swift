@@ -21,8 +21,8 @@ public struct WritePolicy: Sendable, Hashable {
     /// Writes are collected and written to the file together, at most 100 milliseconds after the first of them.
     public static let coalesced = WritePolicy(delay: .milliseconds(100))
 
-    /// Writes are collected and flushed together, at most `delay` after the first of them (a suite's file
-    /// follows within 100 ms all the same).
+    /// Writes are collected and flushed together, at most `delay` after the first of them: for a store of your
+    /// own; a suite's file follows within 100 ms whatever the delay.
     public static func coalesced(within delay: Duration) -> WritePolicy {
         WritePolicy(delay: max(delay, .zero))
     }

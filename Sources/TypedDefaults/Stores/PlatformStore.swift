@@ -59,6 +59,16 @@ enum PlatformStore {
         #endif
     }
 
+    /// Whether `store` makes each write durable against the death of the process when `apply` returns, and keeps
+    /// its file current by itself: a suite's store on Linux, so that adapters arrange no flushes of it.
+    static func writesDurably(_ store: any DefaultsStore) -> Bool {
+        #if TYPED_DEFAULTS_FOUNDATION_STORAGE
+        return false
+        #else
+        return store is FileStore
+        #endif
+    }
+
     /// Makes sure the stores ``OpenStores`` lists are flushed at a normal exit, once one is listed.
     static func storeOfTheProgramListed() {
         #if TYPED_DEFAULTS_FOUNDATION_STORAGE

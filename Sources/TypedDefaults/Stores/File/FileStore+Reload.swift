@@ -157,13 +157,11 @@ extension FileStore {
             appender.appendedSinceLook = 0
             guard rest.end != offset else { return }
             let tail = first.writes + rest.writes
+            // Made outside the lock readers take, unless the file holds spellings of one key (rare), which name
+            // keys by what is stored.
+            let (stored, spellings) = state.withLock { $0.spellings ? ($0.stored, true) : ([:], false) }
+            let net = Self.net(of: tail, then: appender.unappended, over: stored, spellings: spellings)
             withState { state in
-                let net = Self.net(
-                    of: tail,
-                    then: appender.unappended,
-                    over: state.stored,
-                    spellings: state.spellings
-                )
                 let keys = net.removesAll ? nil : Array(net.writes.keys)
                 announcingChanges(&state, onlyKeys: keys) { state in Self.overlay(net, on: &state, replacing: false) }
                 state.journalOffset = rest.end
@@ -249,6 +247,19 @@ extension FileStore {
         changed: ChangedKeys? = nil,
         journal: (reading: SuiteFile.HeldLock.JournalReading, unappended: [[UInt8]])? = nil
     ) {
+        // The journal's writes replace what `pending` held of it, under this process's not appended yet; worked
+        // out here, outside the lock that readers take.
+        let net = journal.flatMap { journal in
+            (try? reading.get())
+                .map {
+                    Self.net(
+                        of: journal.reading.writes,
+                        then: journal.unappended,
+                        over: $0.values,
+                        spellings: $0.spellings
+                    )
+                }
+        }
         let retired = withState { state -> [String: PropertyListValue] in
             if firstLoad, state.loaded { return [:] }
             defer {
@@ -258,15 +269,6 @@ extension FileStore {
             switch reading {
             case .success(let resolved):
                 if resolved.problem == nil { checkForRevert(resolved.values, writeCount: writeCount, &state) }
-                // The journal's writes replace what `pending` held of it, under this process's not appended yet.
-                let net = journal.map {
-                    Self.net(
-                        of: $0.reading.writes,
-                        then: $0.unappended,
-                        over: resolved.values,
-                        spellings: resolved.spellings
-                    )
-                }
                 var keys = changed?.keys(for: state)
                 if let net {
                     keys =

@@ -223,13 +223,12 @@ extension FileStore {
         _ change: (inout [String: PropertyListValue]) -> Outcome
     ) throws(DefaultsError) -> (outcome: Outcome, retired: [String: PropertyListValue])? {
         // Held under `appending`: no write of this process is between memory and the journal.
-        let (inMemory, generation, spellings, inMemoryNet, journalCount, journalOffset) = state.withLock {
-            (
-                Array($0.pending.keys), $0.generation, $0.spellings,
-                SuiteJournal.Net(removesAll: $0.pendingClear != nil, writes: $0.pending.mapValues(\.value)),
-                $0.journalCount, $0.journalOffset
-            )
+        // Copies under the lock readers take (constant time); what is made of them is made after.
+        let (pendingCopy, pendingClear, generation, spellings, journalCount, journalOffset) = state.withLock {
+            ($0.pending, $0.pendingClear != nil, $0.generation, $0.spellings, $0.journalCount, $0.journalOffset)
         }
+        let inMemory = Array(pendingCopy.keys)
+        let inMemoryNet = SuiteJournal.Net(removesAll: pendingClear, writes: pendingCopy.mapValues(\.value))
         let unappended = appender.unappended
         let sweep = state.withLock { state in
             defer { state.sweptTemporaryFiles = true }

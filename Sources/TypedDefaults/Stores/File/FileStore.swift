@@ -73,10 +73,12 @@ public final class FileStore: DefaultsStore {
     /// Rebuilds the file from the journal: within ``foldInterval`` of a write, and when this process first reads
     /// a suite whose journal holds writes (a process was killed before it rebuilt the file).
     ///
-    /// A failure (a full disk) is tried again, waiting longer each time; the adapter's flush reports it.
+    /// A failure (a full disk) is reported, and tried again, waiting twice as long each time (up to 30 s).
     let folds = Coalescer<FileStore>(
         retrying: Backoff(first: .milliseconds(250), limit: .seconds(30)),
-        reporting: { _, _, _ in },
+        reporting: { store, failure, retry in
+            store.report(.writeFailed, key: nil, "\(failure); trying again in \(retry)")
+        },
         { store in try store.flush() }
     )
     /// How soon after a write the file holds it, whatever the adapter's write policy: other programs read the

@@ -29,8 +29,6 @@ extension SuiteFile {
         fileprivate var descriptor: Int32 = -1
         /// The process that opened the descriptor, as ``BackgroundWork/forks`` tells processes apart.
         fileprivate var owner: UInt64 = 0
-        /// When the descriptor was last checked to be the lock file at the path still (a coarse clock's tick).
-        fileprivate var checked: UInt64 = 0
         /// Whether the descriptor is one of the ``keptDescriptorLimit`` kept open between writes.
         fileprivate var kept = false
         /// The salt of the records' hashes in the lock file open, once read.
@@ -94,7 +92,6 @@ extension SuiteFile {
                 appender.unappended,
                 to: descriptor,
                 salt: &appender.salt,
-                checked: &appender.checked,
                 waiting: wait
             ) {
                 appender.unappended.removeAll(keepingCapacity: true)
@@ -127,7 +124,6 @@ extension SuiteFile {
         _ payloads: [[UInt8]],
         to descriptor: Int32,
         salt: inout UInt64?,
-        checked: inout UInt64,
         waiting wait: Duration
     ) throws(DefaultsError) -> Int? {
         if flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
@@ -163,17 +159,10 @@ extension SuiteFile {
                 nil
             )
         }
-        // Whether the lock file is still the one at the path is looked at once per tick of a coarse clock (a
-        // few milliseconds), not on every write: a program that deletes the lock file deletes the journal, and
-        // with it the writes of those few milliseconds.
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
-        let tick = UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
-        guard tick != checked else { return written }
+        // Still the lock file at the path (`removeSuite()` in any process, or another program, may have deleted
+        // it): else the record went nowhere, and is appended to the one there now.
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_nlink > 0 else { return nil }
-        checked = tick
-        return written
+        return fstat(descriptor, &info) == 0 && info.st_nlink > 0 ? written : nil
     }
 
     /// The appender's descriptor, opened (with the count in place before any record) if it is not yet, was

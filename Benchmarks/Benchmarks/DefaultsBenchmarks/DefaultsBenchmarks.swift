@@ -107,9 +107,9 @@ let benchmarks: @Sendable () -> Void = {
         try suite.verifyFile(holds: state.next)
     }
 
-    // The default policy: a write lands in memory and is written to the file within 100 ms, together with the
-    // writes around it. A thousand writes per iteration, so the time is per write; the file writes that the
-    // iterations caused are counted.
+    // The default policy: a write lands in memory and in the suite's journal, and the file is rebuilt within 100 ms,
+    // together with the writes around it. A thousand writes per iteration, so the time is per write; the file
+    // writes that the iterations caused are counted.
     suiteBenchmark("TypedDefaults set Int (coalesced)", configuration: reads) { suite in
         TypedState(adapter: try suite.adapter())
     } body: { benchmark, state in

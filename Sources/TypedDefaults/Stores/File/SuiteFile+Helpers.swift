@@ -14,7 +14,7 @@ private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?,
     read(descriptor, buffer, count)
 }
 
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
     write(descriptor, buffer, count)
 }
 

@@ -9,11 +9,6 @@ import Android
 #endif
 import Foundation
 
-// The C library's write(2) under a name that `SuiteFile`'s own `write` does not shadow.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
-}
-
 private func systemClose(_ descriptor: Int32) -> Int32 {
     close(descriptor)
 }

@@ -15,9 +15,9 @@ import Foundation
 /// observes.
 ///
 /// Writes are made in order, and survive the process as soon as they return: each write goes to the copy and,
-/// with one `write(2)`, to the end of the suite's journal (``SuiteJournal``, in the lock file), under the
+/// with one `write(2)`, to the end of the suite's journal (`SuiteJournal`, in the lock file), under the
 /// suite's lock held shared, so every process's writes are in the journal in the order they were made. The
-/// file is rebuilt from the journal under the lock held exclusively, within ``foldInterval`` of a write, at a
+/// file is rebuilt from the journal under the lock held exclusively, within `foldInterval` of a write, at a
 /// normal exit, on ``flush()``, and when a process first reads a suite whose journal a killed process left:
 /// the current file is read, the journal's writes applied key by key in order, and the result replaces the file
 /// atomically, synced; then the journal is emptied. Nothing is dropped because it equals a stale cached value
@@ -70,7 +70,7 @@ public final class FileStore: DefaultsStore {
     /// records in the journal and the writes in `pending` always agree on which came first. Taken after
     /// `fileLock`, before `state`.
     let appending = Locked(SuiteFile.JournalAppender())
-    /// Rebuilds the file from the journal: within ``foldInterval`` of a write, and when this process first reads
+    /// Rebuilds the file from the journal: within `foldInterval` of a write, and when this process first reads
     /// a suite whose journal holds writes (a process was killed before it rebuilt the file).
     ///
     /// A failure (a full disk) is reported, and tried again, waiting twice as long each time (up to 30 s).

@@ -77,8 +77,8 @@ extension SuiteFile {
         }
     }
 
-    /// Runs `body` holding the suite's lock shared, as readers of the journal do, or returns `nil` at once when
-    /// a writer holds it exclusively (or there is no lock file: `body` gets `nil`).
+    /// Runs `body` holding the suite's lock shared, as readers of the journal do, or returns `nil` when a writer
+    /// holds it exclusively for longer than ``sharedLockWait`` (or there is no lock file: `body` gets `nil`).
     ///
     /// Shared, the lock keeps writers from rebuilding the file and emptying the journal, while `set`s go on
     /// appending to it.
@@ -88,12 +88,17 @@ extension SuiteFile {
                 return try body(nil)
             }
             defer { close(descriptor) }
-            guard try lock(descriptor, LOCK_SH, until: nil) else { return nil }
+            guard try lock(descriptor, LOCK_SH, until: ContinuousClock.now + Self.sharedLockWait) else { return nil }
             let lock = HeldLock(descriptor: descriptor, path: lockPath)
             if lock.isStillAtPath { return try body(lock) }
         }
         return nil
     }
+
+    /// How long a reader waits for a writer rebuilding the file (which takes milliseconds) before it tries again
+    /// later: long enough that a change another process makes while it rebuilds is read at once, and heard on
+    /// its own rather than together with the next one.
+    static let sharedLockWait: Duration = .milliseconds(50)
 
     /// Takes `operation` (`LOCK_EX` or `LOCK_SH`) on `descriptor`, waiting with back-off until `deadline`, or not
     /// at all without one; `false` when it was not had in time.

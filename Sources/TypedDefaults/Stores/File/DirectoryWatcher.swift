@@ -86,9 +86,15 @@ final class DirectoryWatcher: Sendable {
 
     #if os(Linux)
     private static let mask = UInt32(
-        IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF
-            | IN_MOVE_SELF | IN_ONLYDIR
+        IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
+            | IN_ONLYDIR
     )
+
+    /// The events watched in `directory`: in-place writes too (every write to any file of it) only while a
+    /// registration there counts appends.
+    private static func mask(for directory: Directory?) -> UInt32 {
+        directory?.files.values.contains(where: \.appends) == true ? mask | UInt32(IN_MODIFY) : mask
+    }
     /// The events that say the watch no longer stands for the directory at its path.
     private static let watchGone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)
     #endif
@@ -137,7 +143,8 @@ final class DirectoryWatcher: Sendable {
                 appends: appends,
                 onChange: onChange
             )
-            let failure = isNew ? arm(directory, &state) : nil
+            let needsAppends = appends && !isNew && state.directories[directory]?.descriptor != nil
+            let failure = isNew || needsAppends ? arm(directory, &state) : nil
             return (Registration(id: id, directory: directory), failure, updatePolling(&state))
         }
         if let poller { startPolling(poller) }
@@ -187,7 +194,8 @@ final class DirectoryWatcher: Sendable {
         if state.inotify < 0, let code = openInotify(&state) {
             return Failure(call: "inotify_init1", code: code, directory: path, fileName: fileName)
         }
-        let descriptor = inotify_add_watch(state.inotify, path, Self.mask)
+        // Adding a watch of a directory already watched changes its events: that is how appends come to count.
+        let descriptor = inotify_add_watch(state.inotify, path, Self.mask(for: state.directories[path]))
         guard descriptor >= 0 else {
             return Failure(call: "inotify_add_watch", code: errno, directory: path, fileName: fileName)
         }

@@ -198,7 +198,6 @@ extension SuiteFile.HeldLock {
     /// What the journal held when read: the write count, the writes from an offset on, and where they end.
     struct JournalReading {
         var count: UInt64?
-        var salt: UInt64?
         var writes: [SuiteJournal.Write] = []
         /// Where the next record starts: where reading goes on next time.
         var end: Int
@@ -220,15 +219,14 @@ extension SuiteFile.HeldLock {
         let salt = Self.salt(in: descriptor)
         let start = max(offset <= size ? offset : SuiteJournal.headerSize, SuiteJournal.headerSize)
         guard let salt, size > start, size - start <= SuiteFile.maximumFileSize else {
-            return JournalReading(count: count, salt: salt, end: start)
+            return JournalReading(count: count, end: start)
         }
         var bytes = [UInt8](repeating: 0, count: size - start)
         let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(start)) }
-        guard read > 0 else { return JournalReading(count: count, salt: salt, end: start) }
+        guard read > 0 else { return JournalReading(count: count, end: start) }
         let records = SuiteJournal.read(bytes[0..<read], salt: salt, allWritten: allWritten)
         return JournalReading(
             count: count,
-            salt: salt,
             writes: records.writes,
             end: start + records.consumed,
             damaged: records.damaged,

@@ -71,6 +71,11 @@ struct JournalTests {
         #expect(SuiteJournal.read(carrier[...], salt: 7).writes == [.set("note", .data(Data(forged)))])
     }
 
+    /// A record around `payload` with a right mark, length and hash (salt 7), whatever the payload holds.
+    static func forged(_ payload: [UInt8]) -> [UInt8] {
+        SuiteJournal.record(payload: payload, salt: 7)
+    }
+
     @Test("flipped bytes, garbage and lengths or counts past the end are refused without allocating them")
     func hostileBytes() {
         let record = SuiteJournal.record(
@@ -90,11 +95,7 @@ struct JournalTests {
         }
         // A payload whose hash is right but which claims 4 billion writes, or a string of 4 GB.
         for claim: [UInt8] in [[0, 0xFF, 0xFF, 0xFF, 0xFF], [0, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]] {
-            var forged: [UInt8] = []
-            withUnsafeBytes(of: SuiteJournal.magic.littleEndian) { forged += $0 }
-            withUnsafeBytes(of: UInt32(claim.count).littleEndian) { forged += $0 }
-            withUnsafeBytes(of: SuiteJournal.hash(claim[...], salt: 7).littleEndian) { forged += $0 }
-            forged += claim
+            let forged = Self.forged(claim)
             let read = SuiteJournal.read(forged[...], salt: 7)
             #expect(read.writes.isEmpty && read.damaged)
         }
@@ -102,12 +103,7 @@ struct JournalTests {
         var deep: [UInt8] = [0, 1, 0, 0, 0, 1, 0, 0, 0, 0x6B, 1]
         for _ in 0...PropertyListValue.maximumDepth { deep += [7, 1, 0, 0, 0] }
         deep += [1, 1]
-        var forged: [UInt8] = []
-        withUnsafeBytes(of: SuiteJournal.magic.littleEndian) { forged += $0 }
-        withUnsafeBytes(of: UInt32(deep.count).littleEndian) { forged += $0 }
-        withUnsafeBytes(of: SuiteJournal.hash(deep[...], salt: 7).littleEndian) { forged += $0 }
-        forged += deep
-        #expect(SuiteJournal.read(forged[...], salt: 7).writes.isEmpty)
+        #expect(SuiteJournal.read(Self.forged(deep)[...], salt: 7).writes.isEmpty)
         // Random bytes, with whole records among them.
         var random = SeededGenerator(seed: 31)
         for _ in 0..<300 {
@@ -125,13 +121,19 @@ struct JournalTests {
 extension Hostile {
     @Suite("Journal in the lock file", .needsFileStore)
     struct JournalFileTests {
-        @Test("bytes another program appends to the journal are skipped and reported; the writes around them stay")
-        func damagedJournal() throws {
+        /// A suite whose file is not rebuilt before the test flushes (only the journal has its writes), and its lock
+        /// file.
+        static func journalOnlySuite() throws -> (IsolatedSuite, URL) {
             let suite = IsolatedSuite(writePolicy: .coalesced(within: .seconds(3600)))
             let store = try #require(suite.adapter.store as? FileStore)
             store.folds.request(for: store, within: .seconds(3600))
+            return (suite, suite.directory.url.appendingPathComponent(".\(suite.name).plist.lock"))
+        }
+
+        @Test("bytes another program appends to the journal are skipped and reported; the writes around them stay")
+        func damagedJournal() throws {
+            let (suite, lock) = try Self.journalOnlySuite()
             suite.adapter.username = "before"
-            let lock = suite.directory.url.appendingPathComponent(".\(suite.name).plist.lock")
             let handle = try FileHandle(forWritingTo: lock)
             try handle.seekToEnd()
             try handle.write(contentsOf: Data("another program's bytes".utf8))
@@ -148,12 +150,9 @@ extension Hostile {
 
         @Test("a lock file deleted while this process keeps it open: the next write goes to a new one, and lands")
         func lockFileDeletedUnderTheAppender() throws {
-            let suite = IsolatedSuite(writePolicy: .coalesced(within: .seconds(3600)))
-            let store = try #require(suite.adapter.store as? FileStore)
-            store.folds.request(for: store, within: .seconds(3600))
+            let (suite, lock) = try Self.journalOnlySuite()
             suite.adapter.username = "first"
             try suite.adapter.flush()
-            let lock = suite.directory.url.appendingPathComponent(".\(suite.name).plist.lock")
             try FileManager.default.removeItem(at: lock)
             suite.adapter.username = "second"
             // Another process reads it from the new journal, before any rebuild of the file.
